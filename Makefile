@@ -1,0 +1,50 @@
+# Every build and test uses the committed vendor/ tree.
+export GOFLAGS := -mod=vendor -buildvcs=false
+
+BIN_DIR := _output/bin
+BINARY := $(BIN_DIR)/secondary-scheduler-operator
+GIT_VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo v0.0.0-unknown)
+GIT_COMMIT ?= $(shell git rev-parse HEAD 2>/dev/null)
+VERSION_PKG := github.com/openshift/secondary-scheduler-operator/pkg/version
+LDFLAGS := -X $(VERSION_PKG).versionFromGit=$(GIT_VERSION) -X $(VERSION_PKG).commitFromGit=$(GIT_COMMIT) \
+	-X $(VERSION_PKG).buildDate=$(shell date -u +%Y-%m-%dT%H:%M:%SZ)
+GO_PACKAGES := ./cmd/... ./pkg/... ./test/...
+
+.PHONY: all build test test-unit test-integration test-e2e verify update update-codegen vendor controlplane clean
+
+all: build
+
+build:
+	go build -ldflags "$(LDFLAGS)" -o $(BINARY) ./cmd/secondary-scheduler-operator
+
+# The tests the README names: unit, then integration and e2e against a real control plane.
+test: test-unit
+
+test-unit:
+	go test ./cmd/... ./pkg/...
+
+# Builds (or reuses) the local control plane binaries under _output/controlplane.
+controlplane:
+	hack/controlplane/build.sh
+
+test-integration: controlplane
+	KUBEBUILDER_ASSETS=$(CURDIR)/_output/controlplane/bin go test ./test/integration/... -count=1 -timeout 30m
+
+test-e2e: controlplane build
+	hack/test-e2e.sh
+
+update: update-codegen vendor
+	gofmt -w $(shell git ls-files '*.go' | grep -v '^vendor/')
+
+update-codegen:
+	hack/update-codegen.sh
+
+vendor:
+	GOFLAGS= go mod tidy
+	GOFLAGS= go mod vendor
+
+verify:
+	hack/verify.sh
+
+clean:
+	rm -rf _output/bin

@@ -1,0 +1,28 @@
+package v1alpha1
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// GroupName is the API group of Simulator, as KEP-159 names it.
+const GroupName = "simulation.kube-scheduler-simulator.x-k8s.io"
+
+var (
+	SchemeGroupVersion = schema.GroupVersion{Group: GroupName, Version: "v1alpha1"}
+	schemeBuilder      = runtime.NewSchemeBuilder(addKnownTypes)
+	// AddToScheme adds the types of this group-version to a scheme.
+	AddToScheme = schemeBuilder.AddToScheme
+)
+
+// Resource takes an unqualified resource and returns a group-qualified GroupResource.
+func Resource(resource string) schema.GroupResource {
+	return SchemeGroupVersion.WithResource(resource).GroupResource()
+}
+
+func addKnownTypes(scheme *runtime.Scheme) error {
+	scheme.AddKnownTypes(SchemeGroupVersion, &Simulator{}, &SimulatorList{})
+	metav1.AddToGroupVersion(scheme, SchemeGroupVersion)
+	return nil
+}

@@ -39,9 +39,10 @@ update: update-codegen vendor
 update-codegen:
 	hack/update-codegen.sh
 
+# Several people may vendor at once in one work tree: serialize it.
 vendor:
-	GOFLAGS= go mod tidy
-	GOFLAGS= go mod vendor
+	flock /tmp/secondary-scheduler-operator-vendor.lock sh -c 'GOFLAGS= go mod tidy && GOFLAGS= go mod vendor'
+
 
 verify:
 	hack/verify.sh

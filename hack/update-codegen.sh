@@ -9,7 +9,7 @@ tools="$root/_output/tools"
 mkdir -p "$tools"
 module=github.com/openshift/secondary-scheduler-operator
 
-(cd hack/tools/controller-gen && GOFLAGS=-mod=mod GOBIN="$tools" go install sigs.k8s.io/controller-tools/cmd/controller-gen)
+(cd hack/tools/controller-gen && GOFLAGS=-mod=mod GOBIN="$tools" go install sigs.k8s.io/controller-tools/cmd/controller-gen ./crdtrim)
 
 "$tools/controller-gen" object:headerFile=hack/boilerplate.go.txt paths=./pkg/apis/...
 
@@ -19,6 +19,15 @@ trap 'rm -rf "$crd_tmp"' EXIT
 "$tools/controller-gen" crd:generateEmbeddedObjectMeta=true paths=./pkg/apis/... output:crd:artifacts:config="$crd_tmp"
 mv "$crd_tmp/operator.openshift.io_secondaryschedulers.yaml" manifests/0000_50_secondary-scheduler-operator_01_secondaryschedulers.crd.yaml
 mv "$crd_tmp/simulation.kube-scheduler-simulator.x-k8s.io_simulators.yaml" manifests/0000_50_secondary-scheduler-operator_02_simulators.crd.yaml
+# Keep each CRD small enough for a client-side `kubectl apply` (256 KB annotation limit).
+"$tools/crdtrim" manifests/0000_50_secondary-scheduler-operator_01_secondaryschedulers.crd.yaml \
+  spec.sidecars.[] spec.initContainers.[] spec.volumes.[] \
+  spec.schedulerContainer.env.[] spec.schedulerContainer.resources spec.schedulerContainer.volumeMounts.[] \
+  spec.rbac.clusterRules.[] spec.rbac.namespacedRules.[] \
+  spec.placement.tolerations.[] spec.placement.affinity \
+  status.conditions.[] status.generations.[]
+"$tools/crdtrim" manifests/0000_50_secondary-scheduler-operator_02_simulators.crd.yaml \
+  spec.podTemplate status.conditions.[]
 
 codegen_dir=$(cd hack/tools/code-generator && GOFLAGS=-mod=mod go list -m -f '{{.Dir}}' k8s.io/code-generator)
 # kube_codegen installs the generators from the code-generator module it sits in.

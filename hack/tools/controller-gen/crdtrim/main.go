@@ -1,0 +1,103 @@
+// Command crdtrim drops the field descriptions that controller-gen copies from
+// embedded Kubernetes types (containers, volumes, affinity, pod templates ...)
+// out of a CRD, keeping the descriptions of the project's own fields.
+//
+// Without it the Simulator CRD is ~600 KB, and `kubectl apply` (client side)
+// cannot store it in its last-applied annotation (256 KB limit). The embedded
+// types are documented by `kubectl explain pod.spec.containers` anyway.
+//
+// Usage: crdtrim FILE ROOT_PATH... where ROOT_PATH is a dotted path from the
+// version's openAPIV3Schema to an embedded type (spec.sidecars, spec.podTemplate);
+// "[]" steps into list items. Descriptions below each root are dropped; the
+// root's own description is kept.
+package main
+
+import (
+	"fmt"
+	"os"
+	"strings"
+
+	"sigs.k8s.io/yaml"
+)
+
+func main() {
+	if len(os.Args) < 3 {
+		fmt.Fprintln(os.Stderr, "usage: crdtrim FILE ROOT_PATH...")
+		os.Exit(2)
+	}
+	if err := trim(os.Args[1], os.Args[2:]); err != nil {
+		fmt.Fprintln(os.Stderr, "crdtrim:", err)
+		os.Exit(1)
+	}
+}
+
+func trim(file string, roots []string) error {
+	raw, err := os.ReadFile(file)
+	if err != nil {
+		return err
+	}
+	crd := map[string]interface{}{}
+	if err := yaml.Unmarshal(raw, &crd); err != nil {
+		return fmt.Errorf("%s: %w", file, err)
+	}
+	versions, _ := dig(crd, "spec", "versions").([]interface{})
+	for _, v := range versions {
+		schema, _ := dig(v, "schema", "openAPIV3Schema").(map[string]interface{})
+		for _, root := range roots {
+			node := schema
+			for _, step := range strings.Split(root, ".") {
+				if node == nil {
+					break
+				}
+				if step == "[]" {
+					node, _ = node["items"].(map[string]interface{})
+					continue
+				}
+				node, _ = dig(node, "properties", step).(map[string]interface{})
+			}
+			if node == nil {
+				return fmt.Errorf("%s: no schema at %q", file, root)
+			}
+			dropDescriptions(node, true)
+		}
+	}
+	out, err := yaml.Marshal(crd)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(file, append([]byte("---\n"), out...), 0o644)
+}
+
+func dropDescriptions(node interface{}, keepOwn bool) {
+	switch n := node.(type) {
+	case map[string]interface{}:
+		if !keepOwn {
+			delete(n, "description")
+		}
+		for key, child := range n {
+			// Under "properties" the keys are field names: a field may be called "description".
+			if key == "properties" {
+				for _, prop := range child.(map[string]interface{}) {
+					dropDescriptions(prop, false)
+				}
+				continue
+			}
+			dropDescriptions(child, false)
+		}
+	case []interface{}:
+		for _, child := range n {
+			dropDescriptions(child, false)
+		}
+	}
+}
+
+func dig(node interface{}, path ...string) interface{} {
+	for _, key := range path {
+		m, ok := node.(map[string]interface{})
+		if !ok {
+			return nil
+		}
+		node = m[key]
+	}
+	return node
+}

@@ -18,7 +18,10 @@ build:
 	go build -ldflags "$(LDFLAGS)" -o $(BINARY) ./cmd/secondary-scheduler-operator
 
 # The tests the README names: unit, then integration and e2e against a real control plane.
-test: test-unit
+# Sequential on purpose, even under make -j: integration only after unit passed.
+test:
+	$(MAKE) test-unit
+	$(MAKE) test-integration
 
 test-unit:
 	go test ./cmd/... ./pkg/...
@@ -27,8 +30,11 @@ test-unit:
 controlplane:
 	hack/controlplane/build.sh
 
-test-integration: controlplane
-	KUBEBUILDER_ASSETS=$(CURDIR)/_output/controlplane/bin go test ./test/integration/... -count=1 -timeout 30m
+# etcd + kube-apiserver (envtest) with our CRDs. KUBEBUILDER_ASSETS set explicitly makes a
+# missing binary fail the tests instead of skipping them (as CI=true does).
+test-integration:
+	hack/controlplane/build.sh --envtest-only
+	KUBEBUILDER_ASSETS=$(CURDIR)/_output/controlplane/bin go test ./test/framework/... ./test/integration/... -count=1 -timeout 30m
 
 test-e2e: controlplane build
 	hack/test-e2e.sh

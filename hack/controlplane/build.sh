@@ -8,14 +8,15 @@
 # --envtest-only builds only what controller-runtime's envtest needs
 # (kube-apiserver, etcd, kubectl); point KUBEBUILDER_ASSETS at the bin dir.
 # Versions are pinned by go.mod here and in kwok/go.mod. A stamp of those
-# pins lets a rerun with everything present return at once.
+# pins next to each artifact lets a rerun with everything present return at
+# once, and rebuilds only what is stale (old binaries stay usable meanwhile).
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "${here}/../.." && pwd)
 out="${root}/_output/controlplane"
 bin="${out}/bin"
-stamp="${out}/stamp"
+stamps="${out}/stamps"
 
 envtest_only=false
 case "${1:-}" in
@@ -29,7 +30,6 @@ if ${envtest_only}; then
 else
   wanted=(kube-apiserver etcd kubectl kube-controller-manager kube-scheduler kwok)
 fi
-all=(kube-apiserver etcd kubectl kube-controller-manager kube-scheduler kwok kwok-stages.yaml)
 
 # Read the pins from the committed go.mod files (cheap: no module graph load).
 modver() { awk -v m="$1" '$1 == m { print $2 } $1 == "require" && $2 == m { print $3 }' "$2"; }
@@ -50,22 +50,17 @@ kwok ${kwok_version}
 go $(go env GOVERSION)
 inputs ${inputs_hash}"
 
-if [[ -f "${stamp}" && "$(cat "${stamp}")" == "${key}" ]]; then
-  missing=()
-  for b in "${wanted[@]}"; do [[ -x "${bin}/${b}" ]] || missing+=("${b}"); done
-  if ! ${envtest_only} && [[ ! -f "${out}/kwok-stages.yaml" ]]; then missing+=(kwok-stages.yaml); fi
-  if [[ ${#missing[@]} -eq 0 ]]; then
-    echo "controlplane: up to date in ${bin} (kubernetes ${kube_version}, etcd ${etcd_version}, kwok ${kwok_version})"
-    exit 0
-  fi
-else
-  # Pins changed: drop every old artifact so a partial build never mixes versions.
-  for b in "${all[@]}"; do rm -f "${bin:?}/${b}" "${out:?}/${b}"; done
-  mkdir -p "${bin}"
-  # Written now: every artifact below is built from these pins and moved in
-  # atomically, so an interrupted build resumes instead of starting over.
-  echo "${key}" > "${stamp}"
+# fresh NAME PATH: PATH exists and was made from exactly these inputs.
+fresh() { [[ -e "$2" && -f "${stamps}/$1" && "$(< "${stamps}/$1")" == "${key}" ]]; }
+stale=()
+for b in "${wanted[@]}"; do fresh "${b}" "${bin}/${b}" || stale+=("${b}"); done
+if ! ${envtest_only} && ! fresh kwok-stages.yaml "${out}/kwok-stages.yaml"; then stale+=(kwok-stages.yaml); fi
+if [[ ${#stale[@]} -eq 0 ]]; then
+  echo "controlplane: up to date in ${bin} (kubernetes ${kube_version}, etcd ${etcd_version}, kwok ${kwok_version})"
+  exit 0
 fi
+echo "controlplane: to build: ${stale[*]}"
+mkdir -p "${bin}" "${stamps}"
 
 # Our own settings win over the user's: no workspace, no vendor dir, no cgo.
 export GOWORK=off GOFLAGS=-mod=readonly CGO_ENABLED=0
@@ -81,14 +76,15 @@ done
 
 build() { # name module-dir package ldflags
   local name=$1 dir=$2 pkg=$3 ldflags=$4 start=${SECONDS}
-  if [[ -x "${bin}/${name}" ]]; then
-    echo "controlplane: ${name} present"
+  if fresh "${name}" "${bin}/${name}"; then
+    echo "controlplane: ${name} up to date"
     return
   fi
   echo "controlplane: building ${name} (${pkg}) ..."
   # Build to a temp name so an interrupted build never leaves a half binary.
   (cd "${dir}" && go build -trimpath -ldflags "${ldflags}" -o "${bin}/.${name}.tmp" "${pkg}")
   mv "${bin}/.${name}.tmp" "${bin}/${name}"
+  echo "${key}" > "${stamps}/${name}"
   echo "controlplane: built ${name} in $((SECONDS - start))s"
 }
 
@@ -101,10 +97,11 @@ for b in "${wanted[@]}"; do
   esac
 done
 
-if ! ${envtest_only}; then
+if ! ${envtest_only} && ! fresh kwok-stages.yaml "${out}/kwok-stages.yaml"; then
   # The kwok binary embeds no stages; without them nodes never get Ready and
   # pods never run. These are the files of kwok's kustomize/stage/fast.
   kwok_dir=$(cd "${here}/kwok" && go mod download -json sigs.k8s.io/kwok | awk -F'"' '$2 == "Dir" { print $4 }')
+  [[ -d "${kwok_dir}" ]] || { echo "build.sh: cannot locate the sigs.k8s.io/kwok module" >&2; exit 1; }
   stages=(node/fast/node-initialize node/heartbeat-with-lease/node-heartbeat-with-lease
     pod/fast/pod-ready pod/fast/pod-complete pod/fast/pod-delete)
   {
@@ -114,6 +111,7 @@ if ! ${envtest_only}; then
     done
   } > "${out}/kwok-stages.yaml.tmp"
   mv "${out}/kwok-stages.yaml.tmp" "${out}/kwok-stages.yaml"
+  echo "${key}" > "${stamps}/kwok-stages.yaml"
   echo "controlplane: wrote ${out}/kwok-stages.yaml"
 fi
 

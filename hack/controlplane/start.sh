@@ -121,6 +121,7 @@ launch() { # name args...
   shift
   "${detach[@]}" "${bin}/${name}" "$@" </dev/null >"${dir}/logs/${name}.log" 2>&1 &
   echo "${name} $!" >> "${pids}"
+  disown # stop.sh may kill it while we still run; no "Killed" job notice
 }
 
 fail() { # component message
@@ -218,8 +219,13 @@ fi
 # Only annotated nodes are kwok's; the stages make them Ready and pods Running.
 # Do not add a KwokConfiguration document to the stages file: one with empty
 # options dies with "node leases parallelism must be greater than 0".
+# Without a config document kwok keeps no node leases (duration 0), and the
+# "with-lease" heartbeat stage refreshes status only every 10+ min, so the KCM
+# flips every node NotReady (+ unreachable taints) ~50 s after start. Hence
+# the explicit lease duration (kwokctl's default).
 launch kwok --kubeconfig="${KUBECONFIG}" --config="${stages}" \
   --manage-all-nodes=false --manage-nodes-with-annotation-selector=kwok.x-k8s.io/node=fake \
+  --node-lease-duration-seconds=40 \
   --server-address="127.0.0.1:${kwok_port}"
 
 for ((i = 0; i < nodes; i++)); do
@@ -269,4 +275,4 @@ fi
 } > "${dir}/env"
 
 started=true
-echo "start.sh: control plane with ${nodes} kwok nodes ready after $(elapsed); source ${dir}/env"
+echo "start.sh: control plane with ${nodes} kwok node(s) ready after $(elapsed); source ${dir}/env"

@@ -19,7 +19,7 @@ alive() { [[ "$(ps -o stat= -p "$1" 2>/dev/null)" =~ ^[[:space:]]*[^Z[:space:]] 
 ours() { [[ "$(ps -o comm= -p "$1" 2>/dev/null)" == "${2:0:15}" ]]; }
 
 survivors=0
-stop_group() { # names...: TERM them together, wait up to 15s, then KILL
+stop_group() { # names...: TERM them together, wait up to 10s, then KILL
   local name n pid victims=() deadline
   for name in "$@"; do
     while read -r n pid; do
@@ -29,11 +29,11 @@ stop_group() { # names...: TERM them together, wait up to 15s, then KILL
     done < "${pids}"
   done
   [[ ${#victims[@]} -gt 0 ]] || return 0
-  deadline=$((SECONDS + 15))
+  deadline=$((SECONDS + 10))
   for pid in "${victims[@]}"; do
     while alive "${pid}" && [[ ${SECONDS} -lt ${deadline} ]]; do sleep 0.1; done
     if alive "${pid}"; then
-      echo "stop.sh: ${pid} ignored SIGTERM; sending SIGKILL" >&2
+      echo "stop.sh: ${pid} still up 10s after SIGTERM; sending SIGKILL" >&2
       kill -KILL "${pid}" 2>/dev/null
       for _ in {1..50}; do alive "${pid}" || break; sleep 0.1; done
       alive "${pid}" && { echo "stop.sh: ${pid} still running" >&2; survivors=$((survivors + 1)); }

@@ -25,7 +25,7 @@ func NewRootCommand() *cobra.Command {
 		},
 		SilenceUsage: true,
 	}
-	root.AddCommand(newOperatorCommand(), newVersionCommand())
+	root.AddCommand(newOperatorCommand(), newRenderCommand(), newVersionCommand())
 	return root
 }
 

@@ -3,20 +3,112 @@ package operator
 
 import (
 	"context"
+	"time"
 
+	configclient "github.com/openshift/client-go/config/clientset/versioned"
+	configinformers "github.com/openshift/client-go/config/informers/externalversions"
 	"github.com/openshift/library-go/pkg/controller/controllercmd"
+	"github.com/openshift/library-go/pkg/controller/factory"
+	"github.com/openshift/library-go/pkg/operator/loglevel"
+	"github.com/openshift/library-go/pkg/operator/managementstatecontroller"
+	"github.com/openshift/library-go/pkg/operator/staleconditions"
+	"github.com/openshift/library-go/pkg/operator/status"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 
+	"github.com/openshift/secondary-scheduler-operator/pkg/generated/clientset/versioned"
+	"github.com/openshift/secondary-scheduler-operator/pkg/generated/informers/externalversions"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/configobservation/configobservercontroller"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/metrics"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/operandstatuscontroller"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/operatorclient"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/simulatorcontroller"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/staticresources"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/targetconfigcontroller"
+)
+
+const (
+	operatorName = "SecondaryScheduler"
+	resync       = 10 * time.Minute
+	// Workers of the simulator controller: syncs are cheap, keys independent.
+	simulatorWorkers = 8
 )
 
 // RunOperator builds the clients and informers, constructs every controller and
 // runs them until ctx ends.
 func RunOperator(ctx context.Context, cc *controllercmd.ControllerContext) error {
-	_, dynamicInformers, err := operatorclient.New(cc.Clock, cc.KubeConfig)
+	// client-go's default of 5 requests/s would take minutes to roll out many Simulators.
+	kubeConfig := withRateLimits(cc.ProtoKubeConfig)
+	crConfig := withRateLimits(cc.KubeConfig)
+
+	kubeClient, err := kubernetes.NewForConfig(kubeConfig)
 	if err != nil {
 		return err
 	}
-	dynamicInformers.Start(ctx.Done())
+	crClient, err := versioned.NewForConfig(crConfig)
+	if err != nil {
+		return err
+	}
+	operatorClient, dynamicInformers, err := operatorclient.New(cc.Clock, crConfig)
+	if err != nil {
+		return err
+	}
+	kubeInformers := operatorclient.NewKubeInformers(kubeClient)
+	cachedKubeClient := operatorclient.NewCachedKubeClient(kubeClient, kubeInformers)
+	crInformers := externalversions.NewSharedInformerFactory(crClient, resync)
+	simulatorObjects := informers.NewSharedInformerFactoryWithOptions(kubeClient, resync, simulatorcontroller.InformerOption())
+
+	openShift, err := operatorclient.HasOpenShiftConfigAPI(kubeClient.Discovery())
+	if err != nil {
+		return err
+	}
+	metrics.Register()
+	versions := status.NewVersionGetter()
+	versions.SetVersion("operator", status.VersionForOperatorFromEnv())
+
+	controllers := []factory.Controller{
+		staticresources.NewStaticResourcesController(operatorName, cachedKubeClient, kubeInformers, operatorClient, cc.EventRecorder),
+		targetconfigcontroller.NewTargetConfigController(operatorClient, crInformers.Operator().V1().SecondarySchedulers(),
+			crClient.OperatorV1(), cachedKubeClient, kubeInformers, staticresources.DeleteAll(kubeClient), cc.EventRecorder),
+		managementstatecontroller.NewOperatorManagementStateController(operatorName, operatorClient, cc.EventRecorder),
+		loglevel.NewClusterOperatorLoggingController(operatorClient, cc.EventRecorder),
+		staleconditions.NewRemoveStaleConditionsController(operatorName, nil, operatorClient, cc.EventRecorder),
+		operandstatuscontroller.NewOperandStatusController(operatorClient, kubeInformers, versions, cc.EventRecorder),
+	}
+	var configInformers configinformers.SharedInformerFactory
+	if openShift {
+		configClient, err := configclient.NewForConfig(crConfig)
+		if err != nil {
+			return err
+		}
+		configInformers = configinformers.NewSharedInformerFactory(configClient, resync)
+		controllers = append(controllers,
+			configobservercontroller.NewConfigObserver(operatorClient, configInformers, cc.EventRecorder),
+			status.NewClusterOperatorStatusController(operatorclient.ClusterOperatorName, operatorclient.RelatedObjects(),
+				configClient.ConfigV1(), configInformers.Config().V1().ClusterOperators(), operatorClient, versions, cc.EventRecorder, cc.Clock),
+		)
+	}
+	simulators := simulatorcontroller.NewSimulatorController(kubeClient, crClient, crInformers.Simulation().V1alpha1().Simulators(),
+		simulatorObjects.Core().V1().Pods(), simulatorObjects.Core().V1().Services(), cc.EventRecorder)
+
+	for _, start := range []func(<-chan struct{}){dynamicInformers.Start, kubeInformers.Start, crInformers.Start, simulatorObjects.Start} {
+		start(ctx.Done())
+	}
+	if configInformers != nil {
+		configInformers.Start(ctx.Done())
+	}
+	for _, c := range controllers {
+		go c.Run(ctx, 1)
+	}
+	go simulators.Run(ctx, simulatorWorkers)
 	<-ctx.Done()
 	return nil
+}
+
+func withRateLimits(config *rest.Config) *rest.Config {
+	c := rest.CopyConfig(config)
+	c.QPS = simulatorcontroller.ClientQPS
+	c.Burst = simulatorcontroller.ClientBurst
+	return c
 }

@@ -5,6 +5,7 @@ package operatorclient
 import (
 	"fmt"
 
+	configv1 "github.com/openshift/api/config/v1"
 	operatorv1 "github.com/openshift/api/operator/v1"
 	applyoperatorv1 "github.com/openshift/client-go/operator/applyconfigurations/operator/v1"
 	"github.com/openshift/library-go/pkg/operator/genericoperatorclient"
@@ -16,15 +17,14 @@ import (
 	"k8s.io/utils/clock"
 
 	secondaryschedulerv1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render"
 )
 
 const (
 	// OperatorNamespace is where the operator itself runs.
 	OperatorNamespace = "openshift-secondary-scheduler-operator"
 	// OperandNamespace holds the scheduler Deployment, its ConfigMaps and its Lease.
-	OperandNamespace = "openshift-secondary-scheduler"
-	// OperandName names the Deployment, ServiceAccount, Lease and scheduler container.
-	OperandName = secondaryschedulerv1.SchedulerContainerName
+	OperandNamespace = render.OperandNamespace
 	// ClusterOperatorName is the ClusterOperator the operator reports to.
 	ClusterOperatorName = "secondary-scheduler"
 )
@@ -84,4 +84,19 @@ func asServiceCA(obj *unstructured.Unstructured) (*operatorv1.ServiceCA, error) 
 		return nil, fmt.Errorf("unable to read SecondaryScheduler %q: %w", obj.GetName(), err)
 	}
 	return shaped, nil
+}
+
+// RelatedObjects are what `oc adm inspect clusteroperator/secondary-scheduler`
+// collects: the SecondaryScheduler, both namespaces, and the operand's
+// cluster-scoped RBAC.
+func RelatedObjects() []configv1.ObjectReference {
+	return []configv1.ObjectReference{
+		{Group: GVR.Group, Resource: GVR.Resource, Name: secondaryschedulerv1.SingletonName},
+		{Resource: "namespaces", Name: OperatorNamespace},
+		{Resource: "namespaces", Name: OperandNamespace},
+		{Group: "rbac.authorization.k8s.io", Resource: "clusterrolebindings", Name: "secondary-scheduler-system-kube-scheduler"},
+		{Group: "rbac.authorization.k8s.io", Resource: "clusterrolebindings", Name: "secondary-scheduler-system-volume-scheduler"},
+		{Group: "rbac.authorization.k8s.io", Resource: "clusterroles", Name: "secondary-scheduler-extra"},
+		{Group: "rbac.authorization.k8s.io", Resource: "clusterrolebindings", Name: "secondary-scheduler-extra"},
+	}
 }

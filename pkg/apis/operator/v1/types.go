@@ -52,7 +52,7 @@ type SecondaryScheduler struct {
 
 // SecondarySchedulerSpec is the desired state of the secondary scheduler.
 //
-// +kubebuilder:validation:XValidation:rule="!has(self.sidecars) || !has(self.initContainers) || self.sidecars.all(s, !self.initContainers.exists(i, i.name == s.name))",message="sidecars and initContainers share the pod's container name space: a name may be used only once across both lists"
+// +kubebuilder:validation:XValidation:rule="!has(self.sidecars) || !has(self.initContainers) || !self.initContainers.exists(c, c.name in self.sidecars.map(s, s.name))",message="sidecars and initContainers share the pod's container name space: a name may be used only once across both lists"
 type SecondarySchedulerSpec struct {
 	operatorv1.OperatorSpec `json:",inline"`
 

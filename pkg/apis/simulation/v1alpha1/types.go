@@ -53,7 +53,7 @@ type Simulator struct {
 // restart unless the "etcd" container gets a volume through podTemplate, or an
 // external etcd is used with etcdURL.
 //
-// +kubebuilder:validation:XValidation:rule="self.kubeAPIServerPort != self.simulatorServerPort",message="kubeAPIServerPort and simulatorServerPort must differ"
+// +kubebuilder:validation:XValidation:rule="!has(self.kubeAPIServerPort) || !has(self.simulatorServerPort) || self.kubeAPIServerPort != self.simulatorServerPort",message="kubeAPIServerPort and simulatorServerPort must differ"
 type SimulatorSpec struct {
 	// kubeAPIServerPort is the port of the kube-apiserver inside the simulator,
 	// given to the "simulator" container as KUBE_API_PORT.

@@ -1,0 +1,261 @@
+package cmd
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	utilerrors "k8s.io/apimachinery/pkg/util/errors"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	sigsjson "sigs.k8s.io/json"
+	"sigs.k8s.io/yaml"
+
+	configv1 "github.com/openshift/api/config/v1"
+
+	secondaryschedulerv1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/configobservation"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render"
+)
+
+type renderOptions struct {
+	files       []string
+	outputDir   string
+	servingCert bool
+}
+
+func newRenderCommand() *cobra.Command {
+	o := &renderOptions{}
+	c := &cobra.Command{
+		Use:   "render -f FILE [-f FILE ...] [--output-dir DIR]",
+		Short: "Print every object the operator would apply for a SecondaryScheduler, without a cluster",
+		Long: `Reads YAML documents: one SecondaryScheduler, the ConfigMap its spec.schedulerConfig
+names, and optionally apiservers.config.openshift.io/cluster and
+schedulers.config.openshift.io/cluster, which fill spec.observedConfig as the
+operator's config observer would. Prints the objects the operator applies as YAML
+documents, in apply order, or writes one file per object into --output-dir.
+Invalid input prints the problems, each naming its field, and exits non-zero.`,
+		Args: cobra.NoArgs,
+		Run: func(c *cobra.Command, _ []string) {
+			if err := o.run(c.InOrStdin(), c.OutOrStdout()); err != nil {
+				printRenderError(c.ErrOrStderr(), err)
+				// Like kubectl: a CLI error is a message, not the klog line
+				// cli.Run would make of a returned error.
+				exit(1)
+			}
+		},
+	}
+	c.Flags().StringArrayVarP(&o.files, "filename", "f", nil, "a YAML file of input objects; - reads standard input")
+	c.Flags().StringVar(&o.outputDir, "output-dir", "", "write one file per object into this directory instead of standard output")
+	c.Flags().BoolVar(&o.servingCert, "serving-cert", false,
+		"render as on OpenShift once service-ca has issued the scheduler's serving certificate")
+	return c
+}
+
+var exit = os.Exit
+
+// printRenderError prints one problem per line, each naming its field.
+func printRenderError(w io.Writer, err error) {
+	var ie *render.InputError
+	if errors.As(err, &ie) {
+		fmt.Fprintln(w, "error: the SecondaryScheduler cannot be rendered:")
+		for _, p := range ie.Problems {
+			fmt.Fprintln(w, "  "+p)
+		}
+		return
+	}
+	fmt.Fprintln(w, "error: "+err.Error())
+}
+
+// renderInput is what the files hold.
+type renderInput struct {
+	scheduler  *secondaryschedulerv1.SecondaryScheduler
+	configMaps []*corev1.ConfigMap
+	observed   []runtime.Object // APIServer, Scheduler
+}
+
+func (o *renderOptions) run(stdin io.Reader, stdout io.Writer) error {
+	if len(o.files) == 0 {
+		return errors.New("no input: give the SecondaryScheduler and its ConfigMap with -f FILE")
+	}
+	in := &renderInput{}
+	for _, f := range o.files {
+		if err := in.readFile(f, stdin); err != nil {
+			return err
+		}
+	}
+	if in.scheduler == nil {
+		return errors.New("no SecondaryScheduler (operator.openshift.io/v1) in the input files")
+	}
+	ss := in.scheduler
+	if len(in.observed) > 0 {
+		if err := observe(ss, in.observed); err != nil {
+			return fmt.Errorf("observing the cluster configuration: %w", err)
+		}
+	}
+	objs, err := render.Render(render.Inputs{
+		SecondaryScheduler:   ss,
+		UserConfig:           in.userConfig(ss.Spec.SchedulerConfig),
+		ServingCertAvailable: o.servingCert,
+	})
+	if err != nil {
+		return err
+	}
+	// Print only once everything rendered: bad input leaves stdout empty.
+	var docs [][]byte
+	for _, obj := range objs.All() {
+		b, err := render.ToYAML(obj)
+		if err != nil {
+			return err
+		}
+		docs = append(docs, b)
+	}
+	if o.outputDir != "" {
+		return writeFiles(o.outputDir, objs.All(), docs)
+	}
+	var buf bytes.Buffer
+	for _, d := range docs {
+		buf.WriteString("---\n")
+		buf.Write(d)
+	}
+	_, err = stdout.Write(buf.Bytes())
+	return err
+}
+
+func (in *renderInput) readFile(name string, stdin io.Reader) error {
+	var r io.Reader = stdin
+	if name != "-" {
+		f, err := os.Open(name)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		r = f
+	}
+	reader := utilyaml.NewYAMLReader(bufio.NewReader(r))
+	for doc := 1; ; doc++ {
+		data, err := reader.Read()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("%s: document %d: %w", name, doc, err)
+		}
+		if len(bytes.TrimSpace(data)) == 0 {
+			continue
+		}
+		if err := in.add(data); err != nil {
+			return fmt.Errorf("%s: document %d: %w", name, doc, err)
+		}
+	}
+}
+
+// add decodes one document strictly: a misspelt field in the CR is an error,
+// as the API server's schema would make it.
+func (in *renderInput) add(data []byte) error {
+	var tm struct {
+		APIVersion string `json:"apiVersion"`
+		Kind       string `json:"kind"`
+	}
+	if err := yaml.Unmarshal(data, &tm); err != nil {
+		return err
+	}
+	if tm.APIVersion == "" && tm.Kind == "" {
+		return nil // a comment-only document
+	}
+	switch tm.APIVersion + " " + tm.Kind {
+	case secondaryschedulerv1.SchemeGroupVersion.String() + " SecondaryScheduler":
+		if in.scheduler != nil {
+			return errors.New("a second SecondaryScheduler; give exactly one")
+		}
+		in.scheduler = &secondaryschedulerv1.SecondaryScheduler{}
+		return strictYAML(data, in.scheduler)
+	case "v1 ConfigMap":
+		cm := &corev1.ConfigMap{}
+		in.configMaps = append(in.configMaps, cm)
+		return strictYAML(data, cm)
+	case configv1.GroupVersion.String() + " APIServer":
+		obj := &configv1.APIServer{}
+		in.observed = append(in.observed, obj)
+		return strictYAML(data, obj)
+	case configv1.GroupVersion.String() + " Scheduler":
+		obj := &configv1.Scheduler{}
+		in.observed = append(in.observed, obj)
+		return strictYAML(data, obj)
+	}
+	return fmt.Errorf("%s %s is not an input of render; give a SecondaryScheduler, ConfigMaps, "+
+		"and optionally the APIServer and Scheduler config.openshift.io/v1 objects", tm.APIVersion, tm.Kind)
+}
+
+// strictYAML decodes like the API server's strict field validation, with the
+// full path of an unknown field ("spec.sidecar").
+func strictYAML(data []byte, into interface{}) error {
+	j, err := yaml.YAMLToJSONStrict(data)
+	if err != nil {
+		return err
+	}
+	strictErrs, err := sigsjson.UnmarshalStrict(j, into)
+	if err != nil {
+		return errors.New(strings.TrimPrefix(err.Error(), "json: "))
+	}
+	return utilerrors.NewAggregate(strictErrs)
+}
+
+// userConfig finds the ConfigMap spec.schedulerConfig names, in the operand
+// namespace (or without a namespace, as a file often has it).
+func (in *renderInput) userConfig(name string) *corev1.ConfigMap {
+	for _, cm := range in.configMaps {
+		if cm.Name == name && (cm.Namespace == "" || cm.Namespace == render.OperandNamespace) {
+			return cm
+		}
+	}
+	return nil
+}
+
+// observe fills spec.observedConfig from the given cluster config objects, as
+// the config observer controller would.
+func observe(ss *secondaryschedulerv1.SecondaryScheduler, objs []runtime.Object) error {
+	existing := map[string]interface{}{}
+	if raw := ss.Spec.ObservedConfig.Raw; len(raw) > 0 {
+		if err := json.Unmarshal(raw, &existing); err != nil {
+			return fmt.Errorf("spec.observedConfig: %w", err)
+		}
+	}
+	observed, err := configobservation.ObserveObjects(existing, objs...)
+	if err != nil {
+		return err
+	}
+	raw, err := json.Marshal(observed)
+	if err != nil {
+		return err
+	}
+	ss.Spec.ObservedConfig.Raw = raw
+	ss.Spec.ObservedConfig.Object = nil
+	return nil
+}
+
+func writeFiles(dir string, objs []runtime.Object, docs [][]byte) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	for i, obj := range objs {
+		kind := strings.ToLower(obj.GetObjectKind().GroupVersionKind().Kind)
+		name := ""
+		if m, ok := obj.(interface{ GetName() string }); ok {
+			name = m.GetName()
+		}
+		file := filepath.Join(dir, fmt.Sprintf("%02d-%s-%s.yaml", i, kind, name))
+		if err := os.WriteFile(file, docs[i], 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}

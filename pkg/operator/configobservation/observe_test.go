@@ -1,0 +1,145 @@
+package configobservation
+
+import (
+	"encoding/json"
+	"reflect"
+	"strings"
+	"testing"
+
+	configv1 "github.com/openshift/api/config/v1"
+	configlistersv1 "github.com/openshift/client-go/config/listers/config/v1"
+	"github.com/openshift/library-go/pkg/operator/events"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/utils/clock"
+
+	secondaryschedulerv1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render"
+)
+
+func schedulerConfig(profile configv1.SchedulerProfile) *configv1.Scheduler {
+	return &configv1.Scheduler{ObjectMeta: metav1.ObjectMeta{Name: "cluster"}, Spec: configv1.SchedulerSpec{Profile: profile}}
+}
+
+// renderWith renders a minimal SecondaryScheduler with the given observedConfig,
+// which proves render reads the layout the observers write.
+func renderWith(t *testing.T, observed map[string]interface{}) *render.Objects {
+	t.Helper()
+	raw, err := json.Marshal(observed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ss := &secondaryschedulerv1.SecondaryScheduler{ObjectMeta: metav1.ObjectMeta{Name: "cluster"}}
+	ss.Spec.SchedulerImage = "example.com/scheduler:1"
+	ss.Spec.ObservedConfig = runtime.RawExtension{Raw: raw}
+	objs, err := render.Render(render.Inputs{SecondaryScheduler: ss})
+	if err != nil {
+		t.Fatalf("render rejects the observed config %s: %v", raw, err)
+	}
+	return objs
+}
+
+func TestSchedulerProfileLayer(t *testing.T) {
+	for profile, want := range map[configv1.SchedulerProfile]string{
+		"":                           "",
+		configv1.LowNodeUtilization:  "",
+		configv1.HighNodeUtilization: "type: MostAllocated",
+		configv1.NoScoring:           "preScore:\n      disabled:\n      - name: '*'",
+	} {
+		layer, err := SchedulerProfileLayer(profile)
+		if err != nil {
+			t.Fatalf("%q: %v", profile, err)
+		}
+		if want == "" {
+			if layer != nil {
+				t.Errorf("%q gave a layer: %v", profile, layer)
+			}
+			continue
+		}
+		objs := renderWith(t, map[string]interface{}{"kubeSchedulerConfiguration": layer})
+		if cfg := objs.ConfigMap.Data[render.ConfigKey]; !strings.Contains(cfg, want) {
+			t.Errorf("%q: merged config lacks %q:\n%s", profile, want, cfg)
+		}
+	}
+	if _, err := SchedulerProfileLayer("Fastest"); err == nil || !strings.Contains(err.Error(), `spec.profile: "Fastest"`) {
+		t.Errorf("unknown profile: %v", err)
+	}
+}
+
+func TestObserveSchedulerProfile(t *testing.T) {
+	indexer := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{})
+	listers := Listers{SchedulerLister_: configlistersv1.NewSchedulerLister(indexer)}
+	recorder := events.NewInMemoryRecorder("test", clock.RealClock{})
+
+	// Kubernetes, or no Scheduler object: nothing observed, no error.
+	got, errs := ObserveSchedulerProfile(listers, recorder, map[string]interface{}{})
+	if len(errs) > 0 || len(got) > 0 {
+		t.Errorf("without a Scheduler: %v %v", got, errs)
+	}
+
+	if err := indexer.Add(schedulerConfig(configv1.HighNodeUtilization)); err != nil {
+		t.Fatal(err)
+	}
+	observed, errs := ObserveSchedulerProfile(listers, recorder, map[string]interface{}{})
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	if _, found, _ := unstructured.NestedMap(observed, render.ObservedKubeSchedulerConfigurationPath...); !found {
+		t.Errorf("HighNodeUtilization observed nothing: %v", observed)
+	}
+	if len(recorder.Events()) != 1 {
+		t.Errorf("want one event for the change, got %d", len(recorder.Events()))
+	}
+
+	// A typo in the profile keeps what was observed before.
+	if err := indexer.Update(schedulerConfig("Typo")); err != nil {
+		t.Fatal(err)
+	}
+	kept, errs := ObserveSchedulerProfile(listers, recorder, observed)
+	if len(errs) != 1 || !reflect.DeepEqual(kept, observed) {
+		t.Errorf("unknown profile: %v, %v; want the previous observation and one error", kept, errs)
+	}
+}
+
+func TestObserveObjects(t *testing.T) {
+	existing := map[string]interface{}{"kubeSchedulerConfiguration": map[string]interface{}{"parallelism": int64(8)}}
+	modern := &configv1.APIServer{
+		ObjectMeta: metav1.ObjectMeta{Name: "cluster"},
+		Spec: configv1.APIServerSpec{TLSSecurityProfile: &configv1.TLSSecurityProfile{
+			Type: configv1.TLSProfileModernType, Modern: &configv1.ModernTLSProfile{},
+		}},
+	}
+	observed, err := ObserveObjects(existing, modern)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, _, _ := unstructured.NestedString(observed, render.ObservedMinTLSVersionPath...); v != "VersionTLS13" {
+		t.Errorf("minTLSVersion = %q, want VersionTLS13", v)
+	}
+	if v, _, _ := unstructured.NestedInt64(observed, "kubeSchedulerConfiguration", "parallelism"); v != 8 {
+		t.Errorf("an observation without a Scheduler input dropped kubeSchedulerConfiguration: %v", observed)
+	}
+	objs := renderWith(t, observed)
+	if args := strings.Join(objs.Deployment.Spec.Template.Spec.Containers[0].Args, " "); !strings.Contains(args, "--tls-min-version=VersionTLS13") ||
+		!strings.Contains(args, "--tls-cipher-suites=TLS_AES_128_GCM_SHA256") {
+		t.Errorf("args = %s, want the Modern profile's flags with IANA cipher names", args)
+	}
+
+	// LowNodeUtilization replaces what was observed with nothing.
+	observed, err = ObserveObjects(existing, schedulerConfig(configv1.LowNodeUtilization))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, found := observed["kubeSchedulerConfiguration"]; found {
+		t.Errorf("LowNodeUtilization kept a layer: %v", observed)
+	}
+	if existing["kubeSchedulerConfiguration"] == nil {
+		t.Error("ObserveObjects modified its input")
+	}
+
+	if _, err := ObserveObjects(nil, &configv1.Scheduler{ObjectMeta: metav1.ObjectMeta{Name: "other"}}); err == nil {
+		t.Error("a Scheduler not named cluster was observed")
+	}
+}

@@ -1,0 +1,229 @@
+// Package operandstatuscontroller reports the secondary scheduler's health on the
+// SecondaryScheduler: OperandAvailable, OperandProgressing and OperandDegraded
+// from the Deployment and its pods, readyReplicas, observedGeneration, and the
+// Available/Progressing/Degraded union of every controller's conditions, which
+// is what `oc get secondaryscheduler` shows on OpenShift and Kubernetes alike.
+package operandstatuscontroller
+
+import (
+	"context"
+	"fmt"
+
+	operatorv1 "github.com/openshift/api/operator/v1"
+	"github.com/openshift/library-go/pkg/controller/factory"
+	"github.com/openshift/library-go/pkg/operator/events"
+	"github.com/openshift/library-go/pkg/operator/status"
+	"github.com/openshift/library-go/pkg/operator/v1helpers"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	appsv1listers "k8s.io/client-go/listers/apps/v1"
+	corev1listers "k8s.io/client-go/listers/core/v1"
+
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/metrics"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render"
+)
+
+// Condition types this controller owns.
+const (
+	OperandAvailable   = "OperandAvailable"
+	OperandProgressing = "OperandProgressing"
+	OperandDegraded    = "OperandDegraded"
+)
+
+var unionTypes = map[string]operatorv1.ConditionStatus{
+	operatorv1.OperatorStatusTypeAvailable:   operatorv1.ConditionTrue,
+	operatorv1.OperatorStatusTypeProgressing: operatorv1.ConditionFalse,
+	operatorv1.OperatorStatusTypeDegraded:    operatorv1.ConditionFalse,
+}
+
+type operandStatusController struct {
+	operatorClient   v1helpers.OperatorClient
+	deploymentLister appsv1listers.DeploymentNamespaceLister
+	replicaSetLister appsv1listers.ReplicaSetNamespaceLister
+	podLister        corev1listers.PodNamespaceLister
+	versions         status.VersionGetter
+}
+
+// OperandVersionName is the operand's entry in the ClusterOperator's versions:
+// the scheduler image, reported once every pod runs it.
+const OperandVersionName = "secondary-scheduler"
+
+// NewOperandStatusController returns the controller. It reads only the operand
+// namespace's caches.
+// versions receives the operand's version for the ClusterOperator.
+func NewOperandStatusController(operatorClient v1helpers.OperatorClient, kubeInformers v1helpers.KubeInformersForNamespaces,
+	versions status.VersionGetter, recorder events.Recorder) factory.Controller {
+	operand := kubeInformers.InformersFor(render.OperandNamespace)
+	c := &operandStatusController{
+		operatorClient:   operatorClient,
+		deploymentLister: operand.Apps().V1().Deployments().Lister().Deployments(render.OperandNamespace),
+		replicaSetLister: operand.Apps().V1().ReplicaSets().Lister().ReplicaSets(render.OperandNamespace),
+		podLister:        operand.Core().V1().Pods().Lister().Pods(render.OperandNamespace),
+		versions:         versions,
+	}
+	return factory.New().
+		WithInformers(
+			operatorClient.Informer(),
+			operand.Apps().V1().Deployments().Informer(),
+			operand.Apps().V1().ReplicaSets().Informer(),
+			operand.Core().V1().Pods().Informer(),
+		).
+		WithSync(metrics.InstrumentSync("OperandStatusController", c.sync)).
+		ToController("OperandStatusController", recorder)
+}
+
+func (c *operandStatusController) sync(ctx context.Context, syncCtx factory.SyncContext) error {
+	meta, err := c.operatorClient.GetObjectMeta()
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	spec, before, _, err := c.operatorClient.GetOperatorState()
+	if err != nil {
+		return err
+	}
+	operand, readyReplicas, err := c.operandConditions(spec.ManagementState)
+	if err != nil {
+		return err
+	}
+	metrics.SetOperandReadyReplicas(readyReplicas)
+
+	updates := []v1helpers.UpdateStatusFunc{func(s *operatorv1.OperatorStatus) error {
+		s.ReadyReplicas = readyReplicas
+		s.ObservedGeneration = meta.Generation
+		return nil
+	}}
+	for _, cond := range operand {
+		updates = append(updates, v1helpers.UpdateConditionFn(cond))
+	}
+	updates = append(updates, func(s *operatorv1.OperatorStatus) error {
+		for _, cond := range union(spec.ManagementState, s.Conditions) {
+			v1helpers.SetOperatorCondition(&s.Conditions, cond)
+		}
+		return nil
+	})
+	after, changed, err := v1helpers.UpdateStatus(ctx, c.operatorClient, updates...)
+	if err != nil || !changed {
+		return err
+	}
+	for t := range unionTypes {
+		was, is := v1helpers.FindOperatorCondition(before.Conditions, t), v1helpers.FindOperatorCondition(after.Conditions, t)
+		if is != nil && (was == nil || was.Status != is.Status) {
+			syncCtx.Recorder().Eventf("OperatorStatusChanged", "%s changed to %s: %s: %s", t, is.Status, is.Reason, is.Message)
+		}
+	}
+	return nil
+}
+
+// operandConditions judges the Deployment and its pods.
+func (c *operandStatusController) operandConditions(state operatorv1.ManagementState) ([]operatorv1.OperatorCondition, int32, error) {
+	cond := func(t string, s operatorv1.ConditionStatus, reason, msg string) operatorv1.OperatorCondition {
+		return operatorv1.OperatorCondition{Type: t, Status: s, Reason: reason, Message: msg}
+	}
+	switch state {
+	case operatorv1.Unmanaged:
+		msg := "managementState is Unmanaged: the operator does not look after the secondary scheduler"
+		return []operatorv1.OperatorCondition{
+			cond(OperandAvailable, operatorv1.ConditionUnknown, "Unmanaged", msg),
+			cond(OperandProgressing, operatorv1.ConditionUnknown, "Unmanaged", msg),
+			cond(OperandDegraded, operatorv1.ConditionUnknown, "Unmanaged", msg),
+		}, 0, nil
+	case operatorv1.Removed:
+		msg := "managementState is Removed: no secondary scheduler runs"
+		return []operatorv1.OperatorCondition{
+			cond(OperandAvailable, operatorv1.ConditionTrue, "Removed", msg),
+			cond(OperandProgressing, operatorv1.ConditionFalse, "Removed", msg),
+			cond(OperandDegraded, operatorv1.ConditionFalse, "Removed", msg),
+		}, 0, nil
+	}
+
+	d, err := c.deploymentLister.Get(render.OperandName)
+	if apierrors.IsNotFound(err) {
+		msg := fmt.Sprintf("Deployment %s/%s does not exist yet", render.OperandNamespace, render.OperandName)
+		return []operatorv1.OperatorCondition{
+			cond(OperandAvailable, operatorv1.ConditionFalse, "DeploymentMissing", msg),
+			cond(OperandProgressing, operatorv1.ConditionTrue, "DeploymentMissing", msg),
+			cond(OperandDegraded, operatorv1.ConditionFalse, "AsExpected", ""),
+		}, 0, nil
+	}
+	if err != nil {
+		return nil, 0, err
+	}
+	pods, err := c.podsOf(d)
+	if err != nil {
+		return nil, 0, err
+	}
+	replicaSets, err := c.replicaSetLister.List(labels.Everything())
+	if err != nil {
+		return nil, 0, err
+	}
+	problems := podProblems(pods)
+
+	available := cond(OperandAvailable, operatorv1.ConditionTrue, "AsExpected",
+		fmt.Sprintf("%d of %d scheduler pods available", d.Status.AvailableReplicas, desired(d)))
+	if d.Status.AvailableReplicas == 0 {
+		available = cond(OperandAvailable, operatorv1.ConditionFalse, "NoAvailablePods",
+			fmt.Sprintf("Deployment %s/%s has no available pod", d.Namespace, d.Name))
+		if len(problems) > 0 {
+			available.Reason, available.Message = problems[0].reason, available.Message+": "+joinMessages(problems)
+		}
+	}
+	progressing := cond(OperandProgressing, operatorv1.ConditionFalse, "AsExpected", "")
+	if msg := rollout(d, replicaSets); msg != "" {
+		progressing = cond(OperandProgressing, operatorv1.ConditionTrue, "RollingOut", msg)
+	}
+	degraded := cond(OperandDegraded, operatorv1.ConditionFalse, "AsExpected", "")
+	if len(problems) > 0 {
+		degraded = cond(OperandDegraded, operatorv1.ConditionTrue, problems[0].reason, joinMessages(problems))
+	}
+	if progressing.Status == operatorv1.ConditionFalse && available.Status == operatorv1.ConditionTrue {
+		for _, container := range d.Spec.Template.Spec.Containers {
+			if container.Name == render.OperandName {
+				c.versions.SetVersion(OperandVersionName, container.Image)
+			}
+		}
+	}
+	return []operatorv1.OperatorCondition{available, progressing, degraded}, d.Status.ReadyReplicas, nil
+}
+
+func (c *operandStatusController) podsOf(d *appsv1.Deployment) ([]*corev1.Pod, error) {
+	selector, err := metav1.LabelSelectorAsSelector(d.Spec.Selector)
+	if err != nil {
+		return nil, err
+	}
+	return c.podLister.List(selector)
+}
+
+func desired(d *appsv1.Deployment) int32 {
+	if d.Spec.Replicas == nil {
+		return 1
+	}
+	return *d.Spec.Replicas
+}
+
+// union rolls every controller's conditions up into Available, Progressing and
+// Degraded, as library-go's ClusterOperator status controller does (there with
+// degraded inertia; here without, so the SecondaryScheduler shows the moment).
+func union(state operatorv1.ManagementState, conditions []operatorv1.OperatorCondition) []operatorv1.OperatorCondition {
+	var inputs []operatorv1.OperatorCondition
+	for _, c := range conditions {
+		if _, isUnion := unionTypes[c.Type]; !isUnion {
+			inputs = append(inputs, c)
+		}
+	}
+	var out []operatorv1.OperatorCondition
+	for t, def := range unionTypes {
+		if state == operatorv1.Unmanaged {
+			out = append(out, operatorv1.OperatorCondition{Type: t, Status: operatorv1.ConditionUnknown, Reason: "Unmanaged",
+				Message: "managementState is Unmanaged"})
+			continue
+		}
+		out = append(out, status.UnionCondition(t, def, nil, inputs...))
+	}
+	return out
+}

@@ -1,0 +1,79 @@
+package operatorclient
+
+import (
+	"reflect"
+	"time"
+
+	"github.com/openshift/library-go/pkg/operator/v1helpers"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
+	corev1listers "k8s.io/client-go/listers/core/v1"
+
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render"
+)
+
+const (
+	// KubeSystemNamespace holds the RoleBinding to extension-apiserver-authentication-reader.
+	KubeSystemNamespace = "kube-system"
+	// informerResync re-delivers cached objects to handlers; it costs no API requests.
+	informerResync = 10 * time.Minute
+)
+
+// NewKubeInformers returns informer factories for the namespaces the operator
+// writes to. The operand namespace is watched whole (it also holds the user's
+// ConfigMap); cluster-scoped objects and kube-system only through the
+// managed-by label, so the operator never caches what it does not own.
+func NewKubeInformers(kubeClient kubernetes.Interface) v1helpers.KubeInformersForNamespaces {
+	ownedOnly := informers.WithTweakListOptions(func(o *metav1.ListOptions) {
+		o.LabelSelector = labels.SelectorFromSet(labels.Set{render.ManagedByLabel: render.ManagedByValue}).String()
+	})
+	return scopedInformers{
+		OperandNamespace:    informers.NewSharedInformerFactoryWithOptions(kubeClient, informerResync, informers.WithNamespace(OperandNamespace)),
+		KubeSystemNamespace: informers.NewSharedInformerFactoryWithOptions(kubeClient, informerResync, informers.WithNamespace(KubeSystemNamespace), ownedOnly),
+		"":                  informers.NewSharedInformerFactoryWithOptions(kubeClient, informerResync, ownedOnly),
+	}
+}
+
+// scopedInformers implements library-go's KubeInformersForNamespaces over
+// factories that may carry list options.
+type scopedInformers map[string]informers.SharedInformerFactory
+
+var _ v1helpers.KubeInformersForNamespaces = scopedInformers{}
+
+func (s scopedInformers) Start(stopCh <-chan struct{}) {
+	for _, f := range s {
+		f.Start(stopCh)
+	}
+}
+
+func (s scopedInformers) InformersFor(namespace string) informers.SharedInformerFactory {
+	return s[namespace]
+}
+
+func (s scopedInformers) Namespaces() sets.Set[string] {
+	return sets.KeySet(s)
+}
+
+func (s scopedInformers) WaitForCacheSync(stopCh <-chan struct{}) map[string]map[reflect.Type]bool {
+	ret := map[string]map[reflect.Type]bool{}
+	for ns, f := range s {
+		ret[ns] = f.WaitForCacheSync(stopCh)
+	}
+	return ret
+}
+
+// The operator keeps ConfigMaps, Secrets and Pods only in the operand namespace.
+func (s scopedInformers) ConfigMapLister() corev1listers.ConfigMapLister {
+	return s[OperandNamespace].Core().V1().ConfigMaps().Lister()
+}
+
+func (s scopedInformers) SecretLister() corev1listers.SecretLister {
+	return s[OperandNamespace].Core().V1().Secrets().Lister()
+}
+
+func (s scopedInformers) PodLister() corev1listers.PodLister {
+	return s[OperandNamespace].Core().V1().Pods().Lister()
+}

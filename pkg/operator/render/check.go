@@ -1,0 +1,118 @@
+package render
+
+import (
+	"reflect"
+	"strings"
+)
+
+const (
+	mergedSource = "merged scheduler configuration"
+	prioritySort = "PrioritySort"
+)
+
+// checkMerged checks what only the merged configuration shows: that it is a
+// valid v1 KubeSchedulerConfiguration and that all profiles share one queue sort
+// (kube-scheduler has a single queue). It returns the profiles' schedulerNames.
+func checkMerged(data []byte, merged map[string]interface{}, origins map[string]origin, errs *problems) []string {
+	decodeSchedulerConfig(mergedSource, data, errs)
+
+	profiles, _ := merged["profiles"].([]interface{})
+	if len(profiles) == 0 {
+		errs.addf(mergedSource, "profiles", "no profile left; list at least one")
+		return nil
+	}
+	var names []string
+	var first *queueSort
+	for _, item := range profiles {
+		p, _ := item.(map[string]interface{})
+		name, _ := p["schedulerName"].(string)
+		names = append(names, name)
+		qs := queueSortOf(p)
+		at := where(origins, name)
+		if len(qs.plugins) > 1 {
+			errs.addf(at.source, index("profiles", at.index)+".plugins.queueSort",
+				"profile %q would sort the queue with %s; kube-scheduler allows one queueSort plugin: "+
+					`disable the others (queueSort.disabled: [{name: "*"}] turns off the default %s)`,
+				name, strings.Join(qs.plugins, " and "), prioritySort)
+			continue
+		}
+		if len(qs.plugins) == 0 {
+			// The queue sort comes from a multiPoint plugin whose extension points
+			// only its own build knows; kube-scheduler checks it at start-up.
+			continue
+		}
+		qs.profile, qs.at = name, at
+		if first == nil {
+			first = &qs
+			continue
+		}
+		if qs.plugins[0] != first.plugins[0] {
+			errs.addf(at.source, index("profiles", at.index)+".plugins.queueSort",
+				"profile %q sorts the queue with %s but profile %q with %s; kube-scheduler has one queue, "+
+					"so every profile must use the same queueSort plugin",
+				name, qs.plugins[0], first.profile, first.plugins[0])
+		} else if !reflect.DeepEqual(qs.args, first.args) {
+			errs.addf(at.source, index("profiles", at.index)+".pluginConfig",
+				"profile %q configures queueSort plugin %s differently from profile %q; kube-scheduler has one queue, "+
+					"so give every profile the same args for it", name, qs.plugins[0], first.profile)
+		}
+	}
+	return names
+}
+
+type queueSort struct {
+	plugins []string    // the queueSort plugins we can see, in order
+	args    interface{} // pluginConfig args of plugins[0]
+	profile string
+	at      origin
+}
+
+// queueSortOf works out a profile's queue sort the way kube-scheduler does: the
+// plugins enabled at queueSort, plus the default PrioritySort (a multiPoint
+// default) unless queueSort or multiPoint disables it by name or "*".
+func queueSortOf(p map[string]interface{}) queueSort {
+	plugins, _ := p["plugins"].(map[string]interface{})
+	qsSet, _ := plugins["queueSort"].(map[string]interface{})
+	mpSet, _ := plugins["multiPoint"].(map[string]interface{})
+	var qs queueSort
+	qs.plugins = pluginNames(qsSet["enabled"])
+	off := append(pluginNames(qsSet["disabled"]), pluginNames(mpSet["disabled"])...)
+	if !contains(qs.plugins, prioritySort) && !contains(off, prioritySort) && !contains(off, "*") {
+		qs.plugins = append(qs.plugins, prioritySort)
+	}
+	if len(qs.plugins) > 0 {
+		configs, _ := p["pluginConfig"].([]interface{})
+		if i := findKeyed(configs, "name", qs.plugins[0]); i >= 0 {
+			qs.args = configs[i].(map[string]interface{})["args"]
+		}
+	}
+	return qs
+}
+
+func pluginNames(v interface{}) []string {
+	list, _ := v.([]interface{})
+	var names []string
+	for _, item := range list {
+		m, _ := item.(map[string]interface{})
+		if name, ok := m["name"].(string); ok {
+			names = append(names, name)
+		}
+	}
+	return names
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func where(origins map[string]origin, name string) origin {
+	if o, ok := origins[name]; ok {
+		return o
+	}
+	return origin{source: mergedSource}
+}

@@ -1,0 +1,138 @@
+package render
+
+import (
+	"fmt"
+	"strings"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	secondaryschedulerv1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1"
+)
+
+const servingCertMountPath = "/var/run/secrets/serving-cert"
+
+// renderDeployment patches the Deployment template with the spec. Every value
+// taken from the spec is deep-copied: the result must never alias the informer
+// cache the SecondaryScheduler came from. Only what changes the pod goes into the
+// pod template, so a change elsewhere (managementState, operatorLogLevel, rbac)
+// does not roll the pods.
+func renderDeployment(d *appsv1.Deployment, ss *secondaryschedulerv1.SecondaryScheduler, observed observedConfig, configHash string, servingCert bool) *appsv1.Deployment {
+	spec := ss.Spec.DeepCopy()
+	pod := &d.Spec.Template.Spec
+	c := &pod.Containers[0]
+
+	c.Image = spec.SchedulerImage
+	c.Args = schedulerArgs(spec, observed, servingCert)
+	if sc := spec.SchedulerContainer; sc != nil {
+		if len(sc.Command) > 0 {
+			c.Command = sc.Command
+		}
+		c.Env = sc.Env
+		if sc.Resources != nil {
+			c.Resources = *sc.Resources
+		}
+		c.VolumeMounts = append(c.VolumeMounts, sc.VolumeMounts...)
+	}
+	if servingCert {
+		c.VolumeMounts = append(c.VolumeMounts, corev1.VolumeMount{
+			Name: secondaryschedulerv1.ServingCertVolumeName, MountPath: servingCertMountPath, ReadOnly: true,
+		})
+		pod.Volumes = append(pod.Volumes, corev1.Volume{
+			Name:         secondaryschedulerv1.ServingCertVolumeName,
+			VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{SecretName: ServingCertSecretName}},
+		})
+	}
+
+	// User containers run exactly as written: no forced UID, read-only root or
+	// probes. The pod-level seccomp default is the only thing they inherit, and
+	// a container's own securityContext overrides it.
+	pod.Containers = append(pod.Containers, spec.Sidecars...)
+	pod.InitContainers = spec.InitContainers
+	pod.Volumes = append(pod.Volumes, spec.Volumes...)
+
+	replicas := int32(1)
+	if spec.Replicas != nil {
+		replicas = *spec.Replicas
+	}
+	d.Spec.Replicas = &replicas
+	if p := spec.Placement; p != nil {
+		pod.NodeSelector = p.NodeSelector
+		pod.Tolerations = p.Tolerations
+		pod.Affinity = p.Affinity
+		if p.PriorityClassName != "" {
+			pod.PriorityClassName = p.PriorityClassName
+		}
+	}
+	if replicas > 1 && pod.Affinity == nil {
+		pod.Affinity = spreadOverNodes(d.Spec.Selector)
+	}
+
+	if d.Spec.Template.Annotations == nil {
+		d.Spec.Template.Annotations = map[string]string{}
+	}
+	// The config is read once at start-up from a mounted ConfigMap: its hash on
+	// the pod template is what rolls the pods when it changes.
+	d.Spec.Template.Annotations[ConfigHashAnnotation] = configHash
+	return d
+}
+
+// schedulerArgs are the user's args followed by the flags the operator sets,
+// each left out when the user's args already set it (the user's choice wins).
+func schedulerArgs(spec *secondaryschedulerv1.SecondarySchedulerSpec, observed observedConfig, servingCert bool) []string {
+	var user []string
+	if spec.SchedulerContainer != nil {
+		user = spec.SchedulerContainer.Args
+	}
+	args := append([]string(nil), user...)
+	add := func(flag, value string) {
+		if !hasFlag(user, flag) {
+			args = append(args, fmt.Sprintf("--%s=%s", flag, value))
+		}
+	}
+	add("config", configMountPath+"/"+ConfigKey)
+	if !hasFlag(user, "v") {
+		args = append(args, fmt.Sprintf("-v=%d", verbosity[spec.LogLevel]))
+	}
+	if servingCert {
+		add("tls-cert-file", servingCertMountPath+"/tls.crt")
+		add("tls-private-key-file", servingCertMountPath+"/tls.key")
+	}
+	if observed.minTLSVersion != "" {
+		add("tls-min-version", observed.minTLSVersion)
+	}
+	if len(observed.cipherSuites) > 0 {
+		add("tls-cipher-suites", strings.Join(observed.cipherSuites, ","))
+	}
+	return args
+}
+
+// hasFlag tells whether args set the flag, as -f, --f, -f=x or --f=x.
+func hasFlag(args []string, flag string) bool {
+	for _, a := range args {
+		if !strings.HasPrefix(a, "-") {
+			continue
+		}
+		a = strings.TrimPrefix(strings.TrimPrefix(a, "-"), "-")
+		if a == flag || strings.HasPrefix(a, flag+"=") {
+			return true
+		}
+	}
+	return false
+}
+
+// spreadOverNodes prefers one scheduler pod per node, so losing a node does not
+// take the leader and its standbys at once; preferred, so a small cluster still
+// runs every replica.
+func spreadOverNodes(selector *metav1.LabelSelector) *corev1.Affinity {
+	return &corev1.Affinity{PodAntiAffinity: &corev1.PodAntiAffinity{
+		PreferredDuringSchedulingIgnoredDuringExecution: []corev1.WeightedPodAffinityTerm{{
+			Weight: 100,
+			PodAffinityTerm: corev1.PodAffinityTerm{
+				LabelSelector: selector.DeepCopy(),
+				TopologyKey:   corev1.LabelHostname,
+			},
+		}},
+	}}
+}

@@ -1,0 +1,211 @@
+package render
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"sigs.k8s.io/yaml"
+
+	"github.com/openshift/secondary-scheduler-operator/bindata"
+)
+
+const (
+	schedulerConfigGroup   = "kubescheduler.config.k8s.io"
+	schedulerConfigVersion = schedulerConfigGroup + "/v1"
+	schedulerConfigKind    = "KubeSchedulerConfiguration"
+	// defaultSchedulerName is what kube-scheduler names a profile without a
+	// schedulerName; the cluster's default scheduler already serves it.
+	defaultSchedulerName = "default-scheduler"
+)
+
+// layer is one parsed, checked configuration layer.
+type layer struct {
+	// source names the layer in error messages.
+	source string
+	obj    map[string]interface{}
+	// replaceProfiles: the layer's profile list is the full list of profiles
+	// served (see doc.go); otherwise its profiles merge into the layers below.
+	replaceProfiles bool
+}
+
+// parseLayer decodes a YAML or JSON layer and checks it on its own, so that every
+// problem is reported against the layer the user wrote. It returns nil when the
+// layer has problems (recorded in errs) and an empty layer for empty data.
+func parseLayer(source string, data []byte, errs *problems) *layer {
+	l := &layer{source: source, obj: map[string]interface{}{}}
+	j, err := yaml.YAMLToJSONStrict(data)
+	if err != nil {
+		errs.addf(source, "", "not valid YAML: %v", err)
+		return nil
+	}
+	if t := bytes.TrimSpace(j); len(t) == 0 || bytes.Equal(t, []byte("null")) {
+		return l
+	}
+	var v interface{}
+	dec := json.NewDecoder(bytes.NewReader(j))
+	dec.UseNumber() // keep numbers exactly as written
+	if err := dec.Decode(&v); err != nil {
+		errs.addf(source, "", "not valid YAML: %v", err)
+		return nil
+	}
+	obj, ok := v.(map[string]interface{})
+	if !ok {
+		errs.addf(source, "", "must be a KubeSchedulerConfiguration object, not %s", describeJSON(v))
+		return nil
+	}
+	l.obj = obj
+	before := errs.len()
+	checkTypeMeta(source, obj, errs)
+	if errs.len() > before {
+		// A v1beta3 layer fails the v1 decode in a dozen ways; the version is the news.
+		return nil
+	}
+	decodeSchedulerConfig(source, j, errs)
+	checkProfiles(source, obj, errs)
+	checkExtenders(source, obj, errs)
+	if errs.len() > before {
+		return nil
+	}
+	return l
+}
+
+// parseInternalLayer parses one of our own embedded layers; a problem is a bug.
+func parseInternalLayer(asset string) (*layer, error) {
+	errs := &problems{}
+	l := parseLayer("bindata "+asset, bindata.MustAsset(asset), errs)
+	if err := errs.err(); err != nil {
+		return nil, fmt.Errorf("embedded scheduler configuration is invalid: %w", err)
+	}
+	return l, nil
+}
+
+func checkTypeMeta(source string, obj map[string]interface{}, errs *problems) {
+	if v, ok := obj["apiVersion"]; ok {
+		apiVersion, _ := v.(string)
+		switch {
+		case apiVersion == schedulerConfigVersion:
+		case strings.HasPrefix(apiVersion, schedulerConfigGroup+"/"):
+			errs.addf(source, "apiVersion", "%s is not served: kube-scheduler accepts only %s since Kubernetes 1.29; "+
+				"set apiVersion: %s and convert the fields that changed",
+				apiVersion, schedulerConfigVersion, schedulerConfigVersion)
+		default:
+			errs.addf(source, "apiVersion", "%s is not a scheduler configuration; use %s (or leave apiVersion out)",
+				describeValue(v), schedulerConfigVersion)
+		}
+	}
+	if v, ok := obj["kind"]; ok && v != schedulerConfigKind {
+		errs.addf(source, "kind", "%s is not %s; use kind: %s (or leave kind out)", describeValue(v), schedulerConfigKind, schedulerConfigKind)
+	}
+}
+
+func checkProfiles(source string, obj map[string]interface{}, errs *problems) {
+	v, ok := obj["profiles"]
+	if !ok {
+		return
+	}
+	list, ok := v.([]interface{})
+	if !ok || len(list) == 0 {
+		if v == nil || ok {
+			errs.addf(source, "profiles", "list at least one profile, or leave profiles out to keep the profiles of the layers below")
+		}
+		return // a non-list was reported by the typed decode
+	}
+	seen := map[string]int{}
+	for i, item := range list {
+		p, ok := item.(map[string]interface{})
+		if !ok {
+			continue
+		}
+		path := index("profiles", i)
+		name, _ := p["schedulerName"].(string)
+		switch first, dup := seen[name]; {
+		case name == "":
+			errs.addf(source, path+".schedulerName", "required: without it kube-scheduler names the profile %q, "+
+				"which the cluster's default scheduler already serves", defaultSchedulerName)
+		case name == defaultSchedulerName:
+			errs.addf(source, path+".schedulerName", "%q belongs to the cluster's default scheduler; choose another name "+
+				"(pods pick a profile with spec.schedulerName)", defaultSchedulerName)
+		case dup:
+			errs.addf(source, path+".schedulerName", "duplicate %q (also profiles[%d]); each profile needs its own schedulerName", name, first)
+		default:
+			seen[name] = i
+		}
+		checkPluginConfig(source, path, p["pluginConfig"], errs)
+	}
+}
+
+func checkPluginConfig(source, profilePath string, v interface{}, errs *problems) {
+	list, _ := v.([]interface{})
+	seen := map[string]int{}
+	for i, item := range list {
+		pc, ok := item.(map[string]interface{})
+		if !ok {
+			continue
+		}
+		path := index(profilePath+".pluginConfig", i)
+		name, _ := pc["name"].(string)
+		if name == "" {
+			errs.addf(source, path+".name", "required: the plugin these args are for")
+			continue
+		}
+		if first, dup := seen[name]; dup {
+			errs.addf(source, path+".name", "duplicate %q (also pluginConfig[%d]); merge the two args", name, first)
+			continue
+		}
+		seen[name] = i
+		switch args := pc["args"].(type) {
+		case nil:
+		case map[string]interface{}:
+			decodePluginArgs(source, path+".args", name, args, errs)
+		default:
+			errs.addf(source, path+".args", "must be an object, not %s", describeJSON(args))
+		}
+	}
+}
+
+func checkExtenders(source string, obj map[string]interface{}, errs *problems) {
+	list, _ := obj["extenders"].([]interface{})
+	seen := map[string]int{}
+	for i, item := range list {
+		e, ok := item.(map[string]interface{})
+		if !ok {
+			continue
+		}
+		path := index("extenders", i) + ".urlPrefix"
+		url, _ := e["urlPrefix"].(string)
+		if url == "" {
+			errs.addf(source, path, "required: the URL of the extender")
+		} else if first, dup := seen[url]; dup {
+			errs.addf(source, path, "duplicate %q (also extenders[%d])", url, first)
+		} else {
+			seen[url] = i
+		}
+	}
+}
+
+// describeJSON names the JSON type of a decoded value, for messages.
+func describeJSON(v interface{}) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case map[string]interface{}:
+		return "an object"
+	case []interface{}:
+		return "a list"
+	case string:
+		return "a string"
+	case bool:
+		return "a boolean"
+	default:
+		return "a number"
+	}
+}
+
+func describeValue(v interface{}) string {
+	if s, ok := v.(string); ok {
+		return fmt.Sprintf("%q", s)
+	}
+	return describeJSON(v)
+}

@@ -1,0 +1,360 @@
+package render
+
+import (
+	"bufio"
+	"bytes"
+	"flag"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	kubeschedulerv1 "k8s.io/kube-scheduler/config/v1"
+	sigsjson "sigs.k8s.io/json"
+	"sigs.k8s.io/yaml"
+
+	"github.com/openshift/secondary-scheduler-operator/bindata"
+	secondaryschedulerv1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1"
+)
+
+// UPDATE_GOLDEN=1 go test ./pkg/operator/render/... rewrites testdata/golden.
+var updateGolden = flag.Bool("update-golden", os.Getenv("UPDATE_GOLDEN") != "", "rewrite the golden files")
+
+var goldenCases = []string{
+	"minimal",
+	"kubeflux-sidecar",
+	"coscheduling",
+	"native-sidecar",
+	"replicas",
+	"command-override",
+	"observed-tls",
+	"overrides-one-profile",
+}
+
+func TestRenderGolden(t *testing.T) {
+	for _, name := range goldenCases {
+		t.Run(name, func(t *testing.T) {
+			in := readInputs(t, filepath.Join("testdata", "input", name+".yaml"))
+			objs, err := Render(in)
+			if err != nil {
+				t.Fatalf("Render: %v", err)
+			}
+			got := printObjects(t, objs)
+			assertValidOutput(t, objs)
+
+			golden := filepath.Join("testdata", "golden", name+".yaml")
+			if *updateGolden {
+				if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(golden, got, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatalf("%v (run with UPDATE_GOLDEN=1 to create it)", err)
+			}
+			if !bytes.Equal(got, want) {
+				t.Errorf("render of %s differs from %s (UPDATE_GOLDEN=1 to accept):\n%s", name, golden, lineDiff(string(want), string(got)))
+			}
+		})
+	}
+}
+
+// assertValidOutput checks what every render must satisfy: the Deployment is a
+// strict apps/v1 Deployment, config.yaml a strict v1 KubeSchedulerConfiguration,
+// and every object carries the managed-by label the controllers prune by.
+func assertValidOutput(t *testing.T, objs *Objects) {
+	t.Helper()
+	dep, err := ToYAML(objs.Deployment)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := yaml.UnmarshalStrict(dep, &appsv1.Deployment{}); err != nil {
+		t.Errorf("Deployment is not a strict apps/v1 Deployment: %v", err)
+	}
+	cfgJSON, err := yaml.YAMLToJSONStrict([]byte(objs.ConfigMap.Data[ConfigKey]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := &kubeschedulerv1.KubeSchedulerConfiguration{}
+	if strict, err := sigsjson.UnmarshalStrict(cfgJSON, cfg); err != nil || len(strict) > 0 {
+		t.Errorf("config.yaml is not a strict v1 KubeSchedulerConfiguration: %v %v", err, strict)
+	}
+	if cfg.APIVersion != schedulerConfigVersion || cfg.Kind != schedulerConfigKind {
+		t.Errorf("config.yaml is %s %s", cfg.APIVersion, cfg.Kind)
+	}
+	if le := cfg.LeaderElection; le.LeaderElect == nil || !*le.LeaderElect || le.ResourceName != OperandName ||
+		le.ResourceNamespace != OperandNamespace || le.ResourceLock != "leases" {
+		t.Errorf("leader election is not the operator's lease: %+v", le)
+	}
+	for _, obj := range objs.All() {
+		m := obj.(metav1.Object)
+		if m.GetLabels()[ManagedByLabel] != ManagedByValue {
+			t.Errorf("%T %s has no %s label", obj, m.GetName(), ManagedByLabel)
+		}
+		if obj.GetObjectKind().GroupVersionKind().Kind == "" {
+			t.Errorf("%T %s has no kind", obj, m.GetName())
+		}
+	}
+}
+
+func printObjects(t testing.TB, objs *Objects) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	for _, obj := range objs.All() {
+		b, err := ToYAML(obj)
+		if err != nil {
+			t.Fatal(err)
+		}
+		buf.WriteString("---\n")
+		buf.Write(b)
+	}
+	return buf.Bytes()
+}
+
+// readInputs reads a SecondaryScheduler and the ConfigMap it names from a
+// multi-document YAML file (the render command's input format).
+func readInputs(t testing.TB, file string) Inputs {
+	t.Helper()
+	f, err := os.Open(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var in Inputs
+	var cms []*corev1.ConfigMap
+	r := utilyaml.NewYAMLReader(bufio.NewReader(f))
+	for {
+		doc, err := r.Read()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		var tm metav1.TypeMeta
+		if err := yaml.Unmarshal(doc, &tm); err != nil {
+			t.Fatal(err)
+		}
+		var into interface{}
+		switch tm.Kind {
+		case "SecondaryScheduler":
+			in.SecondaryScheduler = &secondaryschedulerv1.SecondaryScheduler{}
+			into = in.SecondaryScheduler
+		case "ConfigMap":
+			cm := &corev1.ConfigMap{}
+			cms = append(cms, cm)
+			into = cm
+		default:
+			t.Fatalf("%s: unexpected kind %q", file, tm.Kind)
+		}
+		if err := yaml.UnmarshalStrict(doc, into); err != nil {
+			t.Fatalf("%s: %v", file, err)
+		}
+	}
+	for _, cm := range cms {
+		if cm.Name == in.SecondaryScheduler.Spec.SchedulerConfig {
+			in.UserConfig = cm
+		}
+	}
+	return in
+}
+
+// lineDiff shows the first differing lines, enough to see what a change did.
+func lineDiff(want, got string) string {
+	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
+	var out []string
+	for i := 0; i < len(w) || i < len(g); i++ {
+		var wl, gl string
+		if i < len(w) {
+			wl = w[i]
+		}
+		if i < len(g) {
+			gl = g[i]
+		}
+		if wl != gl {
+			out = append(out, "line "+strconv.Itoa(i+1)+":\n- "+wl+"\n+ "+gl)
+			if len(out) == 10 {
+				break
+			}
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
+func TestStaticAssetsAreWhatRenderReturns(t *testing.T) {
+	objs, err := Render(readInputs(t, "testdata/input/minimal.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rendered := map[string]runtime.Object{}
+	for _, obj := range objs.All() {
+		m := obj.(metav1.Object)
+		rendered[obj.GetObjectKind().GroupVersionKind().Kind+"/"+m.GetNamespace()+"/"+m.GetName()] = obj
+	}
+	for _, name := range StaticAssetNames() {
+		var tm metav1.TypeMeta
+		var om struct {
+			Metadata metav1.ObjectMeta `json:"metadata"`
+		}
+		data := mustAsset(t, name)
+		if err := yaml.Unmarshal(data, &tm); err != nil {
+			t.Fatal(err)
+		}
+		if err := yaml.Unmarshal(data, &om); err != nil {
+			t.Fatal(err)
+		}
+		key := tm.Kind + "/" + om.Metadata.Namespace + "/" + om.Metadata.Name
+		if _, ok := rendered[key]; !ok {
+			t.Errorf("static asset %s (%s) is not among the rendered objects", name, key)
+		}
+		if om.Metadata.Labels[ManagedByLabel] != ManagedByValue {
+			t.Errorf("static asset %s lacks the %s label", name, ManagedByLabel)
+		}
+	}
+	// The per-CR objects are never static.
+	for _, kind := range []runtime.Object{objs.ConfigMap, objs.Deployment} {
+		for _, name := range StaticAssetNames() {
+			if strings.Contains(name, strings.ToLower(kind.GetObjectKind().GroupVersionKind().Kind)) {
+				t.Errorf("%s is listed as static", name)
+			}
+		}
+	}
+}
+
+func TestExtraRBAC(t *testing.T) {
+	in := readInputs(t, "testdata/input/minimal.yaml")
+	objs, err := Render(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(objs.ClusterRoles) != 0 || len(objs.Roles) != 1 || len(objs.ClusterRoleBindings) != 2 || len(objs.RoleBindings) != 2 {
+		t.Errorf("without spec.rbac: %d ClusterRoles, %d Roles, %d ClusterRoleBindings, %d RoleBindings",
+			len(objs.ClusterRoles), len(objs.Roles), len(objs.ClusterRoleBindings), len(objs.RoleBindings))
+	}
+	rule := rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"get"}}
+	in.SecondaryScheduler.Spec.RBAC = &secondaryschedulerv1.SchedulerRBAC{NamespacedRules: []rbacv1.PolicyRule{rule}}
+	objs, err = Render(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(objs.ClusterRoles) != 0 || len(objs.Roles) != 2 || objs.Roles[1].Name != ExtraRBACName ||
+		objs.RoleBindings[2].RoleRef.Name != ExtraRBACName || objs.Roles[1].Namespace != OperandNamespace {
+		t.Errorf("namespacedRules did not give Role+RoleBinding %s: %+v %+v", ExtraRBACName, objs.Roles, objs.RoleBindings)
+	}
+	// The rendered rule must not alias the CR (controllers get it from a cache).
+	objs.Roles[1].Rules[0].Verbs[0] = "delete"
+	if rule.Verbs[0] != "get" || in.SecondaryScheduler.Spec.RBAC.NamespacedRules[0].Verbs[0] != "get" {
+		t.Error("rendered Role aliases spec.rbac")
+	}
+}
+
+func TestOnlyPodChangesRollThePods(t *testing.T) {
+	base := readInputs(t, "testdata/input/kubeflux-sidecar.yaml")
+	render := func(mutate func(in *Inputs)) *Objects {
+		in := base
+		in.SecondaryScheduler = base.SecondaryScheduler.DeepCopy()
+		in.UserConfig = base.UserConfig.DeepCopy()
+		mutate(&in)
+		objs, err := Render(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return objs
+	}
+	want := render(func(*Inputs) {})
+	for name, mutate := range map[string]func(*Inputs){
+		"managementState":  func(in *Inputs) { in.SecondaryScheduler.Spec.ManagementState = "Unmanaged" },
+		"operatorLogLevel": func(in *Inputs) { in.SecondaryScheduler.Spec.OperatorLogLevel = "TraceAll" },
+		"rbac":             func(in *Inputs) { in.SecondaryScheduler.Spec.RBAC = nil },
+		"configmap labels": func(in *Inputs) { in.UserConfig.Labels = map[string]string{"a": "b"} },
+	} {
+		if got := render(mutate); !equality.Semantic.DeepEqual(got.Deployment, want.Deployment) {
+			t.Errorf("%s changed the Deployment", name)
+		}
+	}
+	for name, mutate := range map[string]func(*Inputs){
+		"config": func(in *Inputs) {
+			in.UserConfig.Data[ConfigKey] = strings.Replace(in.UserConfig.Data[ConfigKey], "fluence", "fluence2", 1)
+		},
+		"overrides": func(in *Inputs) {
+			in.SecondaryScheduler.Spec.UnsupportedConfigOverrides.Raw = []byte(`{"percentageOfNodesToScore":50}`)
+		},
+	} {
+		got := render(mutate)
+		if got.ConfigHash == want.ConfigHash ||
+			got.Deployment.Spec.Template.Annotations[ConfigHashAnnotation] == want.Deployment.Spec.Template.Annotations[ConfigHashAnnotation] {
+			t.Errorf("a %s change did not change the pod template's config hash", name)
+		}
+	}
+}
+
+func TestRenderDoesNotModifyInputs(t *testing.T) {
+	in := readInputs(t, "testdata/input/command-override.yaml")
+	before := in.SecondaryScheduler.DeepCopy()
+	objs, err := Render(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &objs.Deployment.Spec.Template.Spec.Containers[0]
+	c.Command[0], c.Env[0].Value = "changed", "changed"
+	objs.Deployment.Spec.Template.Spec.Volumes[1].Name = "changed"
+	if !equality.Semantic.DeepEqual(before, in.SecondaryScheduler) {
+		t.Error("Render or a change of its output modified the SecondaryScheduler")
+	}
+}
+
+func TestUserArgsWin(t *testing.T) {
+	in := readInputs(t, "testdata/input/command-override.yaml")
+	in.SecondaryScheduler.Spec.SchedulerContainer.Args = []string{"--config=/mine.yaml", "--v=5"}
+	objs, err := Render(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := objs.Deployment.Spec.Template.Spec.Containers[0].Args
+	if strings.Join(args, " ") != "--config=/mine.yaml --v=5" {
+		t.Errorf("args = %q, want the user's --config and --v only", args)
+	}
+}
+
+func TestServingCert(t *testing.T) {
+	in := readInputs(t, "testdata/input/minimal.yaml")
+	in.ServingCertAvailable = true
+	objs, err := Render(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pod := objs.Deployment.Spec.Template.Spec
+	args := strings.Join(pod.Containers[0].Args, " ")
+	if !strings.Contains(args, "--tls-cert-file="+servingCertMountPath+"/tls.crt") ||
+		!strings.Contains(args, "--tls-private-key-file="+servingCertMountPath+"/tls.key") {
+		t.Errorf("args = %s", args)
+	}
+	last := pod.Volumes[len(pod.Volumes)-1]
+	if last.Name != secondaryschedulerv1.ServingCertVolumeName || last.Secret == nil || last.Secret.SecretName != ServingCertSecretName {
+		t.Errorf("no serving cert volume: %+v", pod.Volumes)
+	}
+	if objs.Service.Annotations["service.beta.openshift.io/serving-cert-secret-name"] != ServingCertSecretName {
+		t.Error("the Service does not ask service-ca for the serving cert")
+	}
+}
+
+func mustAsset(t *testing.T, name string) []byte {
+	t.Helper()
+	b, err := bindata.Asset(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}

@@ -1,0 +1,119 @@
+package render
+
+import (
+	"sync"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/openshift/library-go/pkg/operator/resource/resourceread"
+
+	"github.com/openshift/secondary-scheduler-operator/bindata"
+)
+
+// Asset paths in package bindata.
+const (
+	assetDir                       = "assets/secondary-scheduler/"
+	NamespaceAsset                 = assetDir + "namespace.yaml"
+	ServiceAccountAsset            = assetDir + "serviceaccount.yaml"
+	KubeSchedulerBindingAsset      = assetDir + "clusterrolebinding-kube-scheduler.yaml"
+	VolumeSchedulerBindingAsset    = assetDir + "clusterrolebinding-volume-scheduler.yaml"
+	AuthenticationReaderAsset      = assetDir + "rolebinding-authentication-reader.yaml"
+	LeaderElectionRoleAsset        = assetDir + "role-leader-election.yaml"
+	LeaderElectionRoleBindingAsset = assetDir + "rolebinding-leader-election.yaml"
+	ServiceAsset                   = assetDir + "service.yaml"
+	extraClusterRoleAsset          = assetDir + "clusterrole-extra.yaml"
+	extraClusterRoleBindingAsset   = assetDir + "clusterrolebinding-extra.yaml"
+	extraRoleAsset                 = assetDir + "role-extra.yaml"
+	extraRoleBindingAsset          = assetDir + "rolebinding-extra.yaml"
+	configMapAsset                 = assetDir + "configmap.yaml"
+	deploymentAsset                = assetDir + "deployment.yaml"
+	defaultConfigAsset             = "assets/config/defaultconfig.yaml"
+	operatorOwnedConfigAsset       = "assets/config/operator-owned.yaml"
+)
+
+// StaticAssetNames are the bindata assets of the objects that are the same for
+// every SecondaryScheduler, in apply order, for library-go's
+// staticresourcecontroller (with bindata.Asset as its AssetFunc). Render returns
+// the same objects, so the render command shows them too.
+func StaticAssetNames() []string {
+	return []string{
+		NamespaceAsset,
+		ServiceAccountAsset,
+		KubeSchedulerBindingAsset,
+		VolumeSchedulerBindingAsset,
+		AuthenticationReaderAsset,
+		LeaderElectionRoleAsset,
+		LeaderElectionRoleBindingAsset,
+		ServiceAsset,
+	}
+}
+
+type parsedTemplates struct {
+	namespace                                    *corev1.Namespace
+	serviceAccount                               *corev1.ServiceAccount
+	kubeSchedulerBinding, volumeSchedulerBinding *rbacv1.ClusterRoleBinding
+	authReaderBinding, leaderElectionBinding     *rbacv1.RoleBinding
+	leaderElectionRole                           *rbacv1.Role
+	service                                      *corev1.Service
+	extraClusterRole                             *rbacv1.ClusterRole
+	extraClusterRoleBinding                      *rbacv1.ClusterRoleBinding
+	extraRole                                    *rbacv1.Role
+	extraRoleBinding                             *rbacv1.RoleBinding
+	configMap                                    *corev1.ConfigMap
+	deployment                                   *appsv1.Deployment
+}
+
+// templates decodes the embedded assets once: they are ours, so a decode
+// failure is a build bug (OrDie), and callers DeepCopy before patching.
+var templates = sync.OnceValue(func() *parsedTemplates {
+	a := bindata.MustAsset
+	return &parsedTemplates{
+		namespace:               resourceread.ReadNamespaceV1OrDie(a(NamespaceAsset)),
+		serviceAccount:          resourceread.ReadServiceAccountV1OrDie(a(ServiceAccountAsset)),
+		kubeSchedulerBinding:    resourceread.ReadClusterRoleBindingV1OrDie(a(KubeSchedulerBindingAsset)),
+		volumeSchedulerBinding:  resourceread.ReadClusterRoleBindingV1OrDie(a(VolumeSchedulerBindingAsset)),
+		authReaderBinding:       resourceread.ReadRoleBindingV1OrDie(a(AuthenticationReaderAsset)),
+		leaderElectionRole:      resourceread.ReadRoleV1OrDie(a(LeaderElectionRoleAsset)),
+		leaderElectionBinding:   resourceread.ReadRoleBindingV1OrDie(a(LeaderElectionRoleBindingAsset)),
+		service:                 resourceread.ReadServiceV1OrDie(a(ServiceAsset)),
+		extraClusterRole:        resourceread.ReadClusterRoleV1OrDie(a(extraClusterRoleAsset)),
+		extraClusterRoleBinding: resourceread.ReadClusterRoleBindingV1OrDie(a(extraClusterRoleBindingAsset)),
+		extraRole:               resourceread.ReadRoleV1OrDie(a(extraRoleAsset)),
+		extraRoleBinding:        resourceread.ReadRoleBindingV1OrDie(a(extraRoleBindingAsset)),
+		configMap:               resourceread.ReadConfigMapV1OrDie(a(configMapAsset)),
+		deployment:              resourceread.ReadDeploymentV1OrDie(a(deploymentAsset)),
+	}
+})
+
+// setTypeMeta sets apiVersion and kind, which the decoders leave empty, so the
+// objects print (and apply) as complete manifests.
+func setTypeMeta(obj runtime.Object) {
+	var gv, kind string
+	switch obj.(type) {
+	case *corev1.Namespace:
+		gv, kind = "v1", "Namespace"
+	case *corev1.ServiceAccount:
+		gv, kind = "v1", "ServiceAccount"
+	case *corev1.ConfigMap:
+		gv, kind = "v1", "ConfigMap"
+	case *corev1.Service:
+		gv, kind = "v1", "Service"
+	case *rbacv1.ClusterRole:
+		gv, kind = rbacv1.SchemeGroupVersion.String(), "ClusterRole"
+	case *rbacv1.ClusterRoleBinding:
+		gv, kind = rbacv1.SchemeGroupVersion.String(), "ClusterRoleBinding"
+	case *rbacv1.Role:
+		gv, kind = rbacv1.SchemeGroupVersion.String(), "Role"
+	case *rbacv1.RoleBinding:
+		gv, kind = rbacv1.SchemeGroupVersion.String(), "RoleBinding"
+	case *appsv1.Deployment:
+		gv, kind = appsv1.SchemeGroupVersion.String(), "Deployment"
+	default:
+		return
+	}
+	obj.GetObjectKind().SetGroupVersionKind(schema.FromAPIVersionAndKind(gv, kind))
+}

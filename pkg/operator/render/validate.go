@@ -1,0 +1,133 @@
+package render
+
+import (
+	"path"
+
+	operatorv1 "github.com/openshift/api/operator/v1"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+
+	secondaryschedulerv1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1"
+)
+
+// configMountPath is where the scheduler container reads the merged config.
+const configMountPath = "/etc/secondary-scheduler"
+
+// validateSpec repeats the admission rules of the CRD (the render command reads
+// files no API server has admitted) and adds the cross-field checks admission
+// cannot do, so a bad spec is refused here rather than by the Deployment's
+// API server validation, with the SecondaryScheduler field named.
+func validateSpec(ss *secondaryschedulerv1.SecondaryScheduler, servingCert bool, errs *problems) {
+	src := "SecondaryScheduler " + ss.Name
+	spec := &ss.Spec
+	if ss.Name != secondaryschedulerv1.SingletonName {
+		errs.addf(src, "metadata.name", "must be %q: a SecondaryScheduler is a singleton", secondaryschedulerv1.SingletonName)
+	}
+	if spec.SchedulerImage == "" {
+		errs.addf(src, "spec.schedulerImage", "required: the image of the scheduler (any kube-scheduler build with your plugins)")
+	}
+	if spec.Replicas != nil && *spec.Replicas < 1 {
+		errs.addf(src, "spec.replicas", "must be at least 1, not %d; set managementState: Removed to stop the scheduler", *spec.Replicas)
+	}
+	if _, ok := verbosity[spec.LogLevel]; !ok {
+		errs.addf(src, "spec.logLevel", "%q is not one of Normal, Debug, Trace, TraceAll", spec.LogLevel)
+	}
+
+	volumes := map[string]bool{secondaryschedulerv1.ConfigVolumeName: true, secondaryschedulerv1.ServingCertVolumeName: servingCert}
+	for i, v := range spec.Volumes {
+		p := index("spec.volumes", i) + ".name"
+		switch {
+		case v.Name == "":
+			errs.addf(src, p, "required")
+		case v.Name == secondaryschedulerv1.ConfigVolumeName || v.Name == secondaryschedulerv1.ServingCertVolumeName:
+			errs.addf(src, p, "%q is reserved for the operator; choose another name", v.Name)
+		case volumes[v.Name]:
+			errs.addf(src, p, "duplicate %q", v.Name)
+		default:
+			volumes[v.Name] = true
+		}
+	}
+
+	containers := map[string]string{secondaryschedulerv1.SchedulerContainerName: "the scheduler container"}
+	checkContainers := func(field string, list []corev1.Container) {
+		for i := range list {
+			c := &list[i]
+			p := index(field, i)
+			switch prev, dup := containers[c.Name]; {
+			case c.Name == "":
+				errs.addf(src, p+".name", "required")
+			case c.Name == secondaryschedulerv1.SchedulerContainerName:
+				errs.addf(src, p+".name", "%q is reserved for the scheduler container; choose another name", c.Name)
+			case dup:
+				errs.addf(src, p+".name", "duplicate %q (also %s); sidecars and initContainers share one name space", c.Name, prev)
+			default:
+				containers[c.Name] = p
+			}
+			if c.Image == "" {
+				errs.addf(src, p+".image", "required")
+			}
+			checkMounts(src, p+".volumeMounts", c.VolumeMounts, volumes, errs)
+		}
+	}
+	checkContainers("spec.sidecars", spec.Sidecars)
+	checkContainers("spec.initContainers", spec.InitContainers)
+
+	if r := spec.RBAC; r != nil {
+		checkRules(src, "spec.rbac.clusterRules", r.ClusterRules, true, errs)
+		checkRules(src, "spec.rbac.namespacedRules", r.NamespacedRules, false, errs)
+	}
+
+	if sc := spec.SchedulerContainer; sc != nil {
+		p := "spec.schedulerContainer.volumeMounts"
+		checkMounts(src, p, sc.VolumeMounts, volumes, errs)
+		for i, m := range sc.VolumeMounts {
+			if path.Clean(m.MountPath) == configMountPath {
+				errs.addf(src, index(p, i)+".mountPath", "%s holds the merged scheduler configuration; mount elsewhere", configMountPath)
+			}
+		}
+	}
+}
+
+// checkRules catches the rules the API server would refuse, so the problem names
+// the SecondaryScheduler field rather than a ClusterRole the user never wrote.
+func checkRules(src, field string, rules []rbacv1.PolicyRule, cluster bool, errs *problems) {
+	for i, r := range rules {
+		p := index(field, i)
+		if len(r.Verbs) == 0 {
+			errs.addf(src, p+".verbs", "required, e.g. [get, list, watch]")
+		}
+		switch {
+		case len(r.NonResourceURLs) > 0 && !cluster:
+			errs.addf(src, p+".nonResourceURLs", "only clusterRules can grant non-resource URLs")
+		case len(r.NonResourceURLs) > 0 && (len(r.Resources) > 0 || len(r.APIGroups) > 0):
+			errs.addf(src, p+".nonResourceURLs", "a rule grants either resources or non-resource URLs; split it in two")
+		case len(r.NonResourceURLs) == 0 && (len(r.Resources) == 0 || len(r.APIGroups) == 0):
+			errs.addf(src, p, `needs apiGroups and resources (apiGroups: [""] is the core group)`)
+		}
+	}
+}
+
+func checkMounts(src, field string, mounts []corev1.VolumeMount, volumes map[string]bool, errs *problems) {
+	for i, m := range mounts {
+		if volumes[m.Name] {
+			continue
+		}
+		if m.Name == secondaryschedulerv1.ServingCertVolumeName {
+			errs.addf(src, index(field, i)+".name", "volume %q exists only once service-ca has issued Secret %s", m.Name, ServingCertSecretName)
+			continue
+		}
+		errs.addf(src, index(field, i)+".name", "no volume %q; add it to spec.volumes", m.Name)
+	}
+}
+
+// verbosity maps spec.logLevel to kube-scheduler's -v. TraceAll is 10, not 8:
+// kube-scheduler logs plugin scores and per-node filter results at V(10), which
+// is what someone asking for everything wants (cluster-kube-scheduler-operator
+// does the same).
+var verbosity = map[operatorv1.LogLevel]int{
+	"":                  2,
+	operatorv1.Normal:   2,
+	operatorv1.Debug:    4,
+	operatorv1.Trace:    6,
+	operatorv1.TraceAll: 10,
+}

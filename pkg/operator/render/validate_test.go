@@ -1,0 +1,202 @@
+package render
+
+import (
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/utils/ptr"
+
+	secondaryschedulerv1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1"
+)
+
+const cmSource = "ConfigMap openshift-secondary-scheduler/my-config config.yaml: "
+
+// withConfig is a SecondaryScheduler whose spec.schedulerConfig names my-config
+// holding cfg.
+func withConfig(cfg string) Inputs {
+	in := minimalInputs()
+	in.SecondaryScheduler.Spec.SchedulerConfig = "my-config"
+	in.UserConfig = &corev1.ConfigMap{
+		ObjectMeta: metav1.ObjectMeta{Name: "my-config", Namespace: OperandNamespace},
+		Data:       map[string]string{ConfigKey: cfg},
+	}
+	return in
+}
+
+func minimalInputs() Inputs {
+	return Inputs{SecondaryScheduler: &secondaryschedulerv1.SecondaryScheduler{
+		ObjectMeta: metav1.ObjectMeta{Name: "cluster"},
+		Spec:       secondaryschedulerv1.SecondarySchedulerSpec{SchedulerImage: "example.com/scheduler:1"},
+	}}
+}
+
+func withSpec(mutate func(*secondaryschedulerv1.SecondarySchedulerSpec)) Inputs {
+	in := minimalInputs()
+	mutate(&in.SecondaryScheduler.Spec)
+	return in
+}
+
+func raw(s string) runtime.RawExtension { return runtime.RawExtension{Raw: []byte(s)} }
+
+func TestValidationErrors(t *testing.T) {
+	const profileA = "profiles:\n- schedulerName: a\n"
+	tests := []struct {
+		name string
+		in   Inputs
+		want []string // each must be one problem line, in this order
+	}{
+		// The user's ConfigMap.
+		{"configmap missing", func() Inputs { in := withConfig(""); in.UserConfig = nil; return in }(),
+			[]string{"ConfigMap openshift-secondary-scheduler/my-config: not found; create it with the scheduler configuration under key config.yaml, or unset SecondaryScheduler cluster spec.schedulerConfig"}},
+		{"configmap without key", func() Inputs {
+			in := withConfig("")
+			in.UserConfig.Data = map[string]string{"scheduler.yaml": ""}
+			return in
+		}(), []string{"ConfigMap openshift-secondary-scheduler/my-config: no key config.yaml (it has: scheduler.yaml); put the KubeSchedulerConfiguration under config.yaml"}},
+		{"not yaml", withConfig("profiles: [a"), []string{cmSource + "not valid YAML"}},
+		{"duplicate yaml key", withConfig("parallelism: 1\nparallelism: 2\n"), []string{cmSource + "not valid YAML"}},
+		{"not an object", withConfig("- a\n"), []string{cmSource + "must be a KubeSchedulerConfiguration object, not a list"}},
+		{"v1beta3", withConfig("apiVersion: kubescheduler.config.k8s.io/v1beta3\nkind: KubeSchedulerConfiguration\n"),
+			[]string{cmSource + "apiVersion: kubescheduler.config.k8s.io/v1beta3 is not served: kube-scheduler accepts only kubescheduler.config.k8s.io/v1 since Kubernetes 1.29"}},
+		{"v1beta2", withConfig("apiVersion: kubescheduler.config.k8s.io/v1beta2\n"),
+			[]string{cmSource + "apiVersion: kubescheduler.config.k8s.io/v1beta2 is not served: kube-scheduler accepts only kubescheduler.config.k8s.io/v1 since Kubernetes 1.29"}},
+		{"foreign apiVersion", withConfig("apiVersion: v1\n"), []string{cmSource + `apiVersion: "v1" is not a scheduler configuration`}},
+		{"wrong kind", withConfig("kind: Policy\n"), []string{cmSource + `kind: "Policy" is not KubeSchedulerConfiguration`}},
+		{"unknown field", withConfig(profileA + "  plugins:\n    scoree: {}\n"),
+			[]string{cmSource + "profiles[0].plugins.scoree: unknown field: remove it or fix its spelling"}},
+		{"unknown top-level field", withConfig("percentageOfNodes: 5\n"), []string{cmSource + "percentageOfNodes: unknown field"}},
+		{"wrong type", withConfig("percentageOfNodesToScore: fifty\n"),
+			[]string{cmSource + "percentageOfNodesToScore: must be a number, not a string"}},
+		{"profiles not a list", withConfig("profiles: a\n"), []string{cmSource + "profiles: must be a list, not a string"}},
+		{"empty profile list", withConfig("profiles: []\n"),
+			[]string{cmSource + "profiles: list at least one profile, or leave profiles out to keep the profiles of the layers below"}},
+		{"null profile list", withConfig("profiles: null\n"), []string{cmSource + "profiles: list at least one profile"}},
+		{"duplicate schedulerName", withConfig("profiles:\n- schedulerName: foo\n- schedulerName: foo\n"),
+			[]string{cmSource + `profiles[1].schedulerName: duplicate "foo" (also profiles[0])`}},
+		{"empty schedulerName", withConfig("profiles:\n- plugins: {}\n"),
+			[]string{cmSource + `profiles[0].schedulerName: required: without it kube-scheduler names the profile "default-scheduler"`}},
+		{"default-scheduler", withConfig("profiles:\n- schedulerName: default-scheduler\n"),
+			[]string{cmSource + `profiles[0].schedulerName: "default-scheduler" belongs to the cluster's default scheduler`}},
+		{"pluginConfig without name", withConfig(profileA + "  pluginConfig:\n  - args: {}\n"),
+			[]string{cmSource + "profiles[0].pluginConfig[0].name: required"}},
+		{"duplicate pluginConfig", withConfig(profileA + "  pluginConfig:\n  - name: X\n  - name: X\n"),
+			[]string{cmSource + `profiles[0].pluginConfig[1].name: duplicate "X" (also pluginConfig[0])`}},
+		{"args not an object", withConfig(profileA + "  pluginConfig:\n  - name: X\n    args: [1]\n"),
+			[]string{cmSource + "profiles[0].pluginConfig[0].args: must be an object, not a list"}},
+		{"in-tree args unknown field", withConfig(profileA + "  pluginConfig:\n  - name: NodeResourcesFit\n    args:\n      scoringStrategy:\n        typ: MostAllocated\n"),
+			[]string{cmSource + "profiles[0].pluginConfig[0].args.scoringStrategy.typ: unknown field"}},
+		{"in-tree args wrong type", withConfig(profileA + "  pluginConfig:\n  - name: DefaultPreemption\n    args:\n      minCandidateNodesPercentage: ten\n"),
+			[]string{cmSource + "profiles[0].pluginConfig[0].args.minCandidateNodesPercentage: must be a number, not a string"}},
+		{"extender without urlPrefix", withConfig("extenders:\n- filterVerb: filter\n"), []string{cmSource + "extenders[0].urlPrefix: required"}},
+		{"duplicate extender", withConfig("extenders:\n- urlPrefix: http://x\n- urlPrefix: http://x\n"),
+			[]string{cmSource + `extenders[1].urlPrefix: duplicate "http://x" (also extenders[0])`}},
+		{"queueSort differs", withConfig("profiles:\n- schedulerName: a\n  plugins:\n    queueSort:\n      enabled: [{name: Coscheduling}]\n      disabled: [{name: \"*\"}]\n- schedulerName: b\n"),
+			[]string{cmSource + `profiles[1].plugins.queueSort: profile "b" sorts the queue with PrioritySort but profile "a" with Coscheduling`}},
+		{"two queueSort plugins", withConfig(profileA + "  plugins:\n    queueSort:\n      enabled: [{name: Coscheduling}]\n"),
+			[]string{cmSource + `profiles[0].plugins.queueSort: profile "a" would sort the queue with Coscheduling and PrioritySort; kube-scheduler allows one queueSort plugin`}},
+		{"queueSort args differ", withConfig("profiles:\n- schedulerName: a\n  pluginConfig: [{name: PrioritySort, args: {x: 1}}]\n- schedulerName: b\n"),
+			[]string{cmSource + `profiles[1].pluginConfig: profile "b" configures queueSort plugin PrioritySort differently from profile "a"`}},
+		{"aggregated", withConfig("profiles:\n- schedulerName: default-scheduler\n- schedulerName: \"\"\nextenders:\n- {}\n"),
+			[]string{cmSource + "profiles[0].schedulerName: ", cmSource + "profiles[1].schedulerName: required", cmSource + "extenders[0].urlPrefix: required"}},
+
+		// The other layers.
+		{"overrides", withSpec(func(s *secondaryschedulerv1.SecondarySchedulerSpec) {
+			s.UnsupportedConfigOverrides = raw(`{"profiles":[{"schedulerName":"default-scheduler"}]}`)
+		}), []string{`SecondaryScheduler cluster spec.unsupportedConfigOverrides: profiles[0].schedulerName: "default-scheduler" belongs`}},
+		{"overrides clash with configmap", func() Inputs {
+			in := withConfig(profileA)
+			in.SecondaryScheduler.Spec.UnsupportedConfigOverrides = raw(`{"profiles":[{"schedulerName":"b","plugins":{"multiPoint":{"disabled":[{"name":"PrioritySort"}]},"queueSort":{"enabled":[{"name":"Coscheduling"}]}}}]}`)
+			return in
+		}(), []string{`SecondaryScheduler cluster spec.unsupportedConfigOverrides: profiles[0].plugins.queueSort: profile "b" sorts the queue with Coscheduling but profile "a" with PrioritySort`}},
+		{"observed layer", withSpec(func(s *secondaryschedulerv1.SecondarySchedulerSpec) {
+			s.ObservedConfig = raw(`{"kubeSchedulerConfiguration":{"apiVersion":"kubescheduler.config.k8s.io/v1beta3"}}`)
+		}), []string{"SecondaryScheduler cluster spec.observedConfig.kubeSchedulerConfiguration: apiVersion: kubescheduler.config.k8s.io/v1beta3 is not served"}},
+		{"observed TLS", withSpec(func(s *secondaryschedulerv1.SecondarySchedulerSpec) {
+			s.ObservedConfig = raw(`{"servingInfo":{"minTLSVersion":"VersionTLS99","cipherSuites":["TLS_AES_128_GCM_SHA256","RC4"]}}`)
+		}), []string{"SecondaryScheduler cluster spec.observedConfig: servingInfo.minTLSVersion: ", "SecondaryScheduler cluster spec.observedConfig: servingInfo.cipherSuites[1]: "}},
+		{"observed TLS type", withSpec(func(s *secondaryschedulerv1.SecondarySchedulerSpec) {
+			s.ObservedConfig = raw(`{"servingInfo":{"minTLSVersion":12}}`)
+		}), []string{"SecondaryScheduler cluster spec.observedConfig: servingInfo.minTLSVersion: "}},
+
+		// The spec.
+		{"name", func() Inputs { in := minimalInputs(); in.SecondaryScheduler.Name = "other"; return in }(),
+			[]string{`SecondaryScheduler other: metadata.name: must be "cluster"`}},
+		{"image", withSpec(func(s *secondaryschedulerv1.SecondarySchedulerSpec) { s.SchedulerImage = "" }),
+			[]string{"SecondaryScheduler cluster: spec.schedulerImage: required"}},
+		{"replicas", withSpec(func(s *secondaryschedulerv1.SecondarySchedulerSpec) { s.Replicas = ptr.To[int32](0) }),
+			[]string{"SecondaryScheduler cluster: spec.replicas: must be at least 1, not 0"}},
+		{"logLevel", withSpec(func(s *secondaryschedulerv1.SecondarySchedulerSpec) { s.LogLevel = "Loud" }),
+			[]string{`SecondaryScheduler cluster: spec.logLevel: "Loud" is not one of Normal, Debug, Trace, TraceAll`}},
+		{"reserved container", withSpec(func(s *secondaryschedulerv1.SecondarySchedulerSpec) {
+			s.Sidecars = []corev1.Container{{Name: "secondary-scheduler", Image: "x"}}
+		}), []string{`SecondaryScheduler cluster: spec.sidecars[0].name: "secondary-scheduler" is reserved for the scheduler container`}},
+		{"container name clash", withSpec(func(s *secondaryschedulerv1.SecondarySchedulerSpec) {
+			s.Sidecars = []corev1.Container{{Name: "a", Image: "x"}}
+			s.InitContainers = []corev1.Container{{Name: "a", Image: "x"}}
+		}), []string{`SecondaryScheduler cluster: spec.initContainers[0].name: duplicate "a" (also spec.sidecars[0])`}},
+		{"sidecar image", withSpec(func(s *secondaryschedulerv1.SecondarySchedulerSpec) {
+			s.Sidecars = []corev1.Container{{Name: "a"}}
+		}), []string{"SecondaryScheduler cluster: spec.sidecars[0].image: required"}},
+		{"reserved volume", withSpec(func(s *secondaryschedulerv1.SecondarySchedulerSpec) {
+			s.Volumes = []corev1.Volume{{Name: secondaryschedulerv1.ConfigVolumeName}}
+		}), []string{`SecondaryScheduler cluster: spec.volumes[0].name: "secondary-scheduler-config" is reserved for the operator`}},
+		{"duplicate volume", withSpec(func(s *secondaryschedulerv1.SecondarySchedulerSpec) {
+			s.Volumes = []corev1.Volume{{Name: "v"}, {Name: "v"}}
+		}), []string{`SecondaryScheduler cluster: spec.volumes[1].name: duplicate "v"`}},
+		{"mount of unknown volume", withSpec(func(s *secondaryschedulerv1.SecondarySchedulerSpec) {
+			s.Sidecars = []corev1.Container{{Name: "a", Image: "x", VolumeMounts: []corev1.VolumeMount{{Name: "data", MountPath: "/d"}}}}
+		}), []string{`SecondaryScheduler cluster: spec.sidecars[0].volumeMounts[0].name: no volume "data"; add it to spec.volumes`}},
+		{"mount of serving cert without it", withSpec(func(s *secondaryschedulerv1.SecondarySchedulerSpec) {
+			s.SchedulerContainer = &secondaryschedulerv1.SchedulerContainer{VolumeMounts: []corev1.VolumeMount{{Name: secondaryschedulerv1.ServingCertVolumeName, MountPath: "/c"}}}
+		}), []string{`SecondaryScheduler cluster: spec.schedulerContainer.volumeMounts[0].name: volume "secondary-scheduler-serving-cert" exists only once service-ca has issued`}},
+		{"mount over the config", withSpec(func(s *secondaryschedulerv1.SecondarySchedulerSpec) {
+			s.Volumes = []corev1.Volume{{Name: "v"}}
+			s.SchedulerContainer = &secondaryschedulerv1.SchedulerContainer{VolumeMounts: []corev1.VolumeMount{{Name: "v", MountPath: "/etc/secondary-scheduler/"}}}
+		}), []string{"SecondaryScheduler cluster: spec.schedulerContainer.volumeMounts[0].mountPath: /etc/secondary-scheduler holds the merged scheduler configuration"}},
+		{"rbac rules", withSpec(func(s *secondaryschedulerv1.SecondarySchedulerSpec) {
+			s.RBAC = &secondaryschedulerv1.SchedulerRBAC{
+				ClusterRules:    []rbacv1.PolicyRule{{Resources: []string{"nodes"}, Verbs: []string{"list"}}},
+				NamespacedRules: []rbacv1.PolicyRule{{NonResourceURLs: []string{"/metrics"}}},
+			}
+		}), []string{
+			`SecondaryScheduler cluster: spec.rbac.clusterRules[0]: needs apiGroups and resources (apiGroups: [""] is the core group)`,
+			"SecondaryScheduler cluster: spec.rbac.namespacedRules[0].verbs: required",
+			"SecondaryScheduler cluster: spec.rbac.namespacedRules[0].nonResourceURLs: only clusterRules can grant non-resource URLs",
+		}},
+		{"spec and config problems together", func() Inputs {
+			in := withConfig("profiles: []\n")
+			in.SecondaryScheduler.Spec.SchedulerImage = ""
+			return in
+		}(), []string{"SecondaryScheduler cluster: spec.schedulerImage: required", cmSource + "profiles: list at least one"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			objs, err := Render(tc.in)
+			if err == nil {
+				t.Fatalf("Render succeeded (%v), want %q", objs.SchedulerNames, tc.want)
+			}
+			if !IsInputError(err) {
+				t.Fatalf("%v is not an InputError", err)
+			}
+			lines := err.(*InputError).Problems
+			if len(lines) != len(tc.want) {
+				t.Fatalf("got %d problems, want %d:\n%s", len(lines), len(tc.want), err)
+			}
+			for i, want := range tc.want {
+				if !strings.HasPrefix(lines[i], want) {
+					t.Errorf("problem %d:\n got: %s\nwant: %s...", i, lines[i], want)
+				}
+			}
+		})
+	}
+}
+
+func TestInputErrorVersusBug(t *testing.T) {
+	if _, err := Render(Inputs{}); err == nil || IsInputError(err) {
+		t.Errorf("Render without a SecondaryScheduler: %v, want an internal error", err)
+	}
+}

@@ -1,0 +1,319 @@
+package simulatorcontroller
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	kubeinformers "k8s.io/client-go/informers"
+	kubefake "k8s.io/client-go/kubernetes/fake"
+	clienttesting "k8s.io/client-go/testing"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/util/workqueue"
+	clocktesting "k8s.io/utils/clock/testing"
+	"k8s.io/utils/ptr"
+
+	"github.com/openshift/library-go/pkg/controller/factory"
+	"github.com/openshift/library-go/pkg/operator/events"
+
+	simv1alpha1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/simulation/v1alpha1"
+	simfake "github.com/openshift/secondary-scheduler-operator/pkg/generated/clientset/versioned/fake"
+	siminformers "github.com/openshift/secondary-scheduler-operator/pkg/generated/informers/externalversions"
+)
+
+// harness runs sync against fake clients whose informer stores the test fills by
+// hand, playing the watch: what a sync sees is exactly what the test put there.
+type harness struct {
+	t        *testing.T
+	kube     *kubefake.Clientset
+	sims     *simfake.Clientset
+	simStore cache.Store
+	pods     cache.Store
+	services cache.Store
+	ctrl     factory.Controller
+	recorder events.InMemoryRecorder
+}
+
+func newHarness(t *testing.T, sim *simv1alpha1.Simulator) *harness {
+	h := &harness{t: t, kube: kubefake.NewClientset(), sims: simfake.NewClientset(sim)}
+	kubeInformers := kubeinformers.NewSharedInformerFactoryWithOptions(h.kube, 0, InformerOption())
+	simInformers := siminformers.NewSharedInformerFactory(h.sims, 0)
+	simInformer := simInformers.Simulation().V1alpha1().Simulators()
+	podInformer := kubeInformers.Core().V1().Pods()
+	serviceInformer := kubeInformers.Core().V1().Services()
+	h.recorder = events.NewInMemoryRecorder("test", clocktesting.NewFakePassiveClock(time.Now()))
+	h.ctrl = newSimulatorController(h.kube, h.sims, simInformer, podInformer, serviceInformer, h.recorder,
+		clocktesting.NewFakePassiveClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)))
+	// Like the API server, a write gets a new, higher resourceVersion.
+	rv := 100
+	for _, f := range []*clienttesting.Fake{&h.kube.Fake, &h.sims.Fake} {
+		f.PrependReactor("*", "*", func(a clienttesting.Action) (bool, runtime.Object, error) {
+			if w, ok := a.(interface{ GetObject() runtime.Object }); ok && (a.GetVerb() == "create" || a.GetVerb() == "update") {
+				if m, err := meta.Accessor(w.GetObject()); err == nil {
+					rv++
+					m.SetResourceVersion(strconv.Itoa(rv))
+				}
+			}
+			return false, nil, nil
+		})
+	}
+	h.simStore, h.pods, h.services = simInformer.Informer().GetStore(), podInformer.Informer().GetStore(), serviceInformer.Informer().GetStore()
+	h.must(h.simStore.Add(sim))
+	return h
+}
+
+func (h *harness) must(err error) {
+	h.t.Helper()
+	if err != nil {
+		h.t.Fatal(err)
+	}
+}
+
+type syncContext struct {
+	key      string
+	recorder events.Recorder
+}
+
+func (s syncContext) Queue() workqueue.RateLimitingInterface { return nil }
+func (s syncContext) QueueKey() string                       { return s.key }
+func (s syncContext) Recorder() events.Recorder              { return s.recorder }
+
+// sync runs one sync of team-a/sim and returns the write actions it sent.
+func (h *harness) sync() []clienttesting.Action {
+	h.t.Helper()
+	h.kube.ClearActions()
+	h.sims.ClearActions()
+	if err := h.ctrl.Sync(context.Background(), syncContext{key: "team-a/sim", recorder: h.recorder}); err != nil {
+		h.t.Fatalf("sync: %v", err)
+	}
+	var writes []clienttesting.Action
+	for _, a := range append(h.kube.Actions(), h.sims.Actions()...) {
+		if a.GetVerb() != "get" && a.GetVerb() != "list" && a.GetVerb() != "watch" {
+			writes = append(writes, a)
+		}
+	}
+	return writes
+}
+
+// observe copies what the fake API server holds into the informer stores.
+func (h *harness) observe() {
+	h.t.Helper()
+	pods, err := h.kube.CoreV1().Pods("team-a").List(context.Background(), metav1.ListOptions{})
+	h.must(err)
+	h.must(h.pods.Replace(toObjects(pods.Items), ""))
+	svcs, err := h.kube.CoreV1().Services("team-a").List(context.Background(), metav1.ListOptions{})
+	h.must(err)
+	h.must(h.services.Replace(toObjects(svcs.Items), ""))
+	sim := h.current()
+	h.must(h.simStore.Update(sim))
+}
+
+func toObjects[T any](items []T) []interface{} {
+	out := make([]interface{}, 0, len(items))
+	for i := range items {
+		out = append(out, any(&items[i]))
+	}
+	return out
+}
+
+func (h *harness) current() *simv1alpha1.Simulator {
+	h.t.Helper()
+	sim, err := h.sims.SimulationV1alpha1().Simulators("team-a").Get(context.Background(), "sim", metav1.GetOptions{})
+	h.must(err)
+	return sim
+}
+
+func describe(actions []clienttesting.Action) string {
+	var out []string
+	for _, a := range actions {
+		s := a.GetVerb() + " " + a.GetResource().Resource
+		if a.GetSubresource() != "" {
+			s += "/" + a.GetSubresource()
+		}
+		out = append(out, s)
+	}
+	return strings.Join(out, ", ")
+}
+
+func expectWrites(t *testing.T, got []clienttesting.Action, want string) {
+	t.Helper()
+	if d := describe(got); d != want {
+		t.Fatalf("writes: got %q, want %q", d, want)
+	}
+}
+
+func TestSyncLifecycle(t *testing.T) {
+	h := newHarness(t, newSimulator("sim"))
+
+	// First sync: Pod, Service, status Creating with the URL.
+	expectWrites(t, h.sync(), "create pods, create services, update simulators/status")
+	sim := h.current()
+	if sim.Status.Phase != simv1alpha1.SimulatorCreating || sim.Status.KubeAPIServerURL != "http://sim.team-a.svc:3131" || *sim.Status.Message != MessageWaitingForPod {
+		t.Fatalf("status %+v", sim.Status)
+	}
+
+	// The informers have not caught up yet: nothing is created twice.
+	expectWrites(t, h.sync(), "")
+
+	// Converged: zero writes.
+	h.observe()
+	expectWrites(t, h.sync(), "")
+
+	// The kubelet reports the Pod ready: Available.
+	pods, _ := h.kube.CoreV1().Pods("team-a").List(context.Background(), metav1.ListOptions{})
+	pod := pods.Items[0]
+	pod.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue}}
+	_, err := h.kube.CoreV1().Pods("team-a").UpdateStatus(context.Background(), &pod, metav1.UpdateOptions{})
+	h.must(err)
+	h.observe()
+	expectWrites(t, h.sync(), "update simulators/status")
+	if sim := h.current(); sim.Status.Phase != simv1alpha1.SimulatorAvailable {
+		t.Fatalf("status %+v", sim.Status)
+	}
+	h.observe()
+	expectWrites(t, h.sync(), "")
+
+	// A spec change replaces the Pod and goes back to Creating.
+	sim = h.current()
+	sim.Spec.Image = "example.com/simulator:2"
+	sim.Generation++
+	_, err = h.sims.SimulationV1alpha1().Simulators("team-a").Update(context.Background(), sim, metav1.UpdateOptions{})
+	h.must(err)
+	h.observe()
+	expectWrites(t, h.sync(), "delete pods, create pods, update simulators/status")
+	sim = h.current()
+	if sim.Status.Phase != simv1alpha1.SimulatorCreating || sim.Status.ObservedGeneration != 2 {
+		t.Fatalf("status %+v", sim.Status)
+	}
+	pods, _ = h.kube.CoreV1().Pods("team-a").List(context.Background(), metav1.ListOptions{})
+	if len(pods.Items) != 1 || pods.Items[0].Spec.Containers[0].Image != "example.com/simulator:2" {
+		t.Fatalf("pods %v", pods.Items)
+	}
+	h.observe()
+	expectWrites(t, h.sync(), "")
+
+	// The Pod is deleted behind the controller's back: it comes back.
+	h.must(h.kube.CoreV1().Pods("team-a").Delete(context.Background(), pods.Items[0].Name, metav1.DeleteOptions{}))
+	h.observe()
+	expectWrites(t, h.sync(), "create pods")
+
+	// A hand edit of the Service is put back.
+	svc, err := h.kube.CoreV1().Services("team-a").Get(context.Background(), "sim", metav1.GetOptions{})
+	h.must(err)
+	svc.Spec.Ports = svc.Spec.Ports[:1]
+	_, err = h.kube.CoreV1().Services("team-a").Update(context.Background(), svc, metav1.UpdateOptions{})
+	h.must(err)
+	h.observe()
+	expectWrites(t, h.sync(), "update services")
+
+	var reasons []string
+	for _, e := range h.recorder.Events() {
+		reasons = append(reasons, e.Reason)
+	}
+	if got := strings.Join(reasons, ","); got != "SimulatorPodCreated,SimulatorServiceCreated,SimulatorPodDeleted,SimulatorPodCreated,SimulatorPodCreated,SimulatorServiceUpdated" {
+		t.Errorf("events %s", got)
+	}
+}
+
+func TestSyncServiceFailureIsNotAvailable(t *testing.T) {
+	h := newHarness(t, newSimulator("sim"))
+	h.kube.PrependReactor("create", "services", func(clienttesting.Action) (bool, runtime.Object, error) {
+		return true, nil, apierrors.NewInternalError(errors.New("failed to allocate a serviceIP: range is full"))
+	})
+	h.kube.ClearActions()
+	err := h.ctrl.Sync(context.Background(), syncContext{key: "team-a/sim", recorder: h.recorder})
+	if err == nil || !strings.Contains(err.Error(), "range is full") {
+		t.Fatalf("sync must fail (and be retried): %v", err)
+	}
+	sim := h.current()
+	if sim.Status.Phase != simv1alpha1.SimulatorCreating || !strings.Contains(*sim.Status.Message, "creating Service sim") ||
+		!meta.IsStatusConditionTrue(sim.Status.Conditions, ConditionDegraded) || sim.Status.KubeAPIServerURL != "" {
+		t.Fatalf("status %+v", sim.Status)
+	}
+
+	// Ready Pod, still no Service: not Available.
+	h.observe()
+	pods, _ := h.kube.CoreV1().Pods("team-a").List(context.Background(), metav1.ListOptions{})
+	pod := pods.Items[0]
+	pod.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue}}
+	_, err = h.kube.CoreV1().Pods("team-a").UpdateStatus(context.Background(), &pod, metav1.UpdateOptions{})
+	h.must(err)
+	h.observe()
+	_ = h.ctrl.Sync(context.Background(), syncContext{key: "team-a/sim", recorder: h.recorder})
+	if sim := h.current(); sim.Status.Phase != simv1alpha1.SimulatorCreating || meta.IsStatusConditionTrue(sim.Status.Conditions, ConditionAvailable) {
+		t.Fatalf("status %+v", sim.Status)
+	}
+}
+
+func TestSyncInvalidSpec(t *testing.T) {
+	h := newHarness(t, newSimulator("sim", func(s *simv1alpha1.Simulator) { s.Spec.EtcdURL = ptr.To("etcd:2379") }))
+	expectWrites(t, h.sync(), "update simulators/status")
+	sim := h.current()
+	if sim.Status.Phase != simv1alpha1.SimulatorPending || !strings.Contains(*sim.Status.Message, "spec.etcdURL") {
+		t.Fatalf("status %+v", sim.Status)
+	}
+	h.observe()
+	expectWrites(t, h.sync(), "")
+}
+
+func TestSyncDeletedSimulator(t *testing.T) {
+	h := newHarness(t, newSimulator("sim"))
+	h.must(h.simStore.Delete(newSimulator("sim")))
+	expectWrites(t, h.sync(), "")
+}
+
+func TestSyncForeignAndStalePods(t *testing.T) {
+	sim := newSimulator("sim")
+	r, err := Render(sim)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A Pod of the required name that someone else made, with our label.
+	foreign := r.Pod.DeepCopy()
+	foreign.OwnerReferences = nil
+	h := newHarness(t, sim)
+	_, err = h.kube.CoreV1().Pods("team-a").Create(context.Background(), foreign, metav1.CreateOptions{})
+	h.must(err)
+	h.observe()
+	expectWrites(t, h.sync(), "create services, update simulators/status")
+	if got := h.current().Status; got.Phase != simv1alpha1.SimulatorPending || !strings.Contains(*got.Message, "not controlled by this Simulator") {
+		t.Fatalf("status %+v", got)
+	}
+
+	// A Pod of an earlier Simulator of the same name: deleted, ours created.
+	h.must(h.kube.CoreV1().Pods("team-a").Delete(context.Background(), foreign.Name, metav1.DeleteOptions{}))
+	stale := r.Pod.DeepCopy()
+	stale.Name = "sim-earlier"
+	stale.OwnerReferences[0].UID = "earlier"
+	_, err = h.kube.CoreV1().Pods("team-a").Create(context.Background(), stale, metav1.CreateOptions{})
+	h.must(err)
+	h.observe()
+	expectWrites(t, h.sync(), "delete pods, create pods, update simulators/status")
+}
+
+func TestQueueKeys(t *testing.T) {
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: "sim-0123", Labels: map[string]string{SimulatorLabel: "sim"}}}
+	if got := ownerKeysOf(pod); len(got) != 1 || got[0] != "team-a/sim" {
+		t.Errorf("pod keys %v", got)
+	}
+	if got := ownerKeysOf(&corev1.Service{}); len(got) != 0 {
+		t.Errorf("unlabelled service keys %v", got)
+	}
+	if got := simulatorKey(newSimulator("sim")); got[0] != "team-a/sim" {
+		t.Errorf("simulator keys %v", got)
+	}
+	opts := metav1.ListOptions{}
+	TweakListOptions(&opts)
+	if opts.LabelSelector != SimulatorLabel {
+		t.Errorf("selector %q", opts.LabelSelector)
+	}
+	var _ runtime.Object = pod
+}

@@ -1,0 +1,156 @@
+package simulatorcontroller
+
+import (
+	"fmt"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	simv1alpha1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/simulation/v1alpha1"
+)
+
+// Condition types and reasons on a Simulator.
+const (
+	ConditionAvailable = "Available"
+	ConditionDegraded  = "Degraded"
+
+	ReasonAsExpected       = "AsExpected"
+	ReasonInvalidSpec      = "InvalidSpec"
+	ReasonPodNotCreated    = "PodNotCreated"
+	ReasonPodNotReady      = "PodNotReady"
+	ReasonPodReady         = "PodReady"
+	ReasonImagePullFailure = "ImagePullFailure"
+	ReasonCrashLoop        = "CrashLoopBackOff"
+	ReasonContainerFailure = "ContainerFailure"
+	ReasonUnschedulable    = "Unschedulable"
+	ReasonSyncFailed       = "SyncFailed"
+)
+
+// MessageWaitingForPod is the Creating message while nothing is known to be wrong.
+const MessageWaitingForPod = "waiting for the Pod to become ready"
+
+// observation is what a sync found: the phase, why, and whether it is a problem a
+// user has to act on (Degraded).
+type observation struct {
+	phase    simv1alpha1.SimulatorPhase
+	reason   string
+	message  string
+	degraded bool
+}
+
+// invalidSpec is the observation for a spec Render refused.
+func invalidSpec(err error) observation {
+	return observation{
+		phase:    simv1alpha1.SimulatorPending,
+		reason:   ReasonInvalidSpec,
+		message:  fmt.Sprintf("the spec is invalid, nothing was created: %v", err),
+		degraded: true,
+	}
+}
+
+// observePod says where a simulator is from its current Pod (nil: none yet),
+// the way the kubelet and the scheduler report it.
+func observePod(pod *corev1.Pod) observation {
+	if pod == nil {
+		return observation{phase: simv1alpha1.SimulatorPending, reason: ReasonPodNotCreated, message: "the Pod has not been created yet"}
+	}
+	creating := func(reason, message string, degraded bool) observation {
+		return observation{phase: simv1alpha1.SimulatorCreating, reason: reason, message: message, degraded: degraded}
+	}
+	if pod.DeletionTimestamp != nil {
+		return creating(ReasonPodNotReady, fmt.Sprintf("waiting for the previous Pod %s to terminate", pod.Name), false)
+	}
+	if finished(pod) {
+		return creating(ReasonPodNotReady, fmt.Sprintf("the Pod ended (%s%s%s), replacing it", pod.Status.Phase, detail(pod.Status.Reason), detail(pod.Status.Message)), false)
+	}
+	for _, c := range pod.Status.Conditions {
+		if c.Type == corev1.PodReady && c.Status == corev1.ConditionTrue {
+			return observation{phase: simv1alpha1.SimulatorAvailable, reason: ReasonPodReady, message: "the simulator is ready"}
+		}
+	}
+	for _, c := range pod.Status.Conditions {
+		if c.Type == corev1.PodScheduled && c.Status == corev1.ConditionFalse && c.Reason == corev1.PodReasonUnschedulable {
+			return creating(ReasonUnschedulable, "the Pod cannot be scheduled: "+c.Message, true)
+		}
+	}
+	statuses := append(append([]corev1.ContainerStatus{}, pod.Status.InitContainerStatuses...), pod.Status.ContainerStatuses...)
+	for _, s := range statuses {
+		w := s.State.Waiting
+		if w == nil {
+			continue
+		}
+		switch w.Reason {
+		case "ErrImagePull", "ImagePullBackOff", "InvalidImageName", "ErrImageNeverPull":
+			return creating(ReasonImagePullFailure, fmt.Sprintf("container %q cannot pull image %q (%s)%s: check the image name and the pull secret",
+				s.Name, containerImage(pod, s), w.Reason, detail(w.Message)), true)
+		case "CrashLoopBackOff":
+			last := ""
+			if t := s.LastTerminationState.Terminated; t != nil {
+				last = fmt.Sprintf(", last exit code %d (%s)", t.ExitCode, t.Reason)
+			}
+			return creating(ReasonCrashLoop, fmt.Sprintf("container %q is crash-looping%s: see `oc logs -n %s %s -c %s --previous`",
+				s.Name, last, pod.Namespace, pod.Name, s.Name), true)
+		case "CreateContainerConfigError", "CreateContainerError", "RunContainerError", "PreCreateHookError", "PreStartHookError":
+			return creating(ReasonContainerFailure, fmt.Sprintf("container %q cannot start (%s)%s", s.Name, w.Reason, detail(w.Message)), true)
+		}
+	}
+	return creating(ReasonPodNotReady, MessageWaitingForPod, false)
+}
+
+func detail(msg string) string {
+	if msg = strings.TrimSpace(msg); msg == "" {
+		return ""
+	}
+	return ": " + msg
+}
+
+func containerImage(pod *corev1.Pod, s corev1.ContainerStatus) string {
+	for _, list := range [][]corev1.Container{pod.Spec.InitContainers, pod.Spec.Containers} {
+		for _, c := range list {
+			if c.Name == s.Name {
+				return c.Image
+			}
+		}
+	}
+	return s.Image
+}
+
+// desiredStatus is the status a Simulator should have after a sync that made obs;
+// url is empty when unknown (the existing one is then kept). Condition transition
+// times move only when a condition's status changes, so a sync that observes
+// nothing new returns a status equal to the current one.
+func desiredStatus(sim *simv1alpha1.Simulator, obs observation, url string, now metav1.Time) simv1alpha1.SimulatorStatus {
+	status := *sim.Status.DeepCopy()
+	if url != "" {
+		status.KubeAPIServerURL = url
+	}
+	if obs.phase == simv1alpha1.SimulatorAvailable && status.KubeAPIServerURL != "" {
+		obs.message = "the simulator is ready: its kube-apiserver is at " + status.KubeAPIServerURL
+	}
+	status.Phase = obs.phase
+	status.Message = &obs.message
+	status.ObservedGeneration = sim.Generation
+
+	available := metav1.Condition{Type: ConditionAvailable, Status: metav1.ConditionFalse, Reason: obs.reason, Message: obs.message}
+	if obs.phase == simv1alpha1.SimulatorAvailable {
+		available.Status = metav1.ConditionTrue
+	}
+	degraded := metav1.Condition{Type: ConditionDegraded, Status: metav1.ConditionFalse, Reason: ReasonAsExpected}
+	if obs.degraded {
+		degraded.Status, degraded.Reason, degraded.Message = metav1.ConditionTrue, obs.reason, obs.message
+	}
+	for _, c := range []metav1.Condition{available, degraded} {
+		c.ObservedGeneration = sim.Generation
+		c.LastTransitionTime = now
+		meta.SetStatusCondition(&status.Conditions, c)
+	}
+	return status
+}
+
+// statusChanged says whether writing desired would change anything.
+func statusChanged(current, desired *simv1alpha1.SimulatorStatus) bool {
+	return !equality.Semantic.DeepEqual(current, desired)
+}

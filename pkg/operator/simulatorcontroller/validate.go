@@ -1,0 +1,106 @@
+package simulatorcontroller
+
+import (
+	"fmt"
+	"net/url"
+	"path"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	simv1alpha1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/simulation/v1alpha1"
+)
+
+// Validate checks what the controller needs of a Simulator. The CRD's schema and
+// CEL rules reject most of it at admission already; this is the same check in Go
+// (defence in depth: an older CRD, a rule the API server skipped) plus what only
+// the controller knows, such as names it derives. Each error names the field and
+// says what a valid value looks like.
+func Validate(sim *simv1alpha1.Simulator) field.ErrorList {
+	var errs field.ErrorList
+	spec := withDefaults(&sim.Spec)
+	specPath := field.NewPath("spec")
+
+	if msgs := validation.IsDNS1035Label(sim.Name); len(msgs) > 0 {
+		errs = append(errs, field.Invalid(field.NewPath("metadata", "name"), sim.Name,
+			"names the Service in front of the simulator, so it must be a DNS-1035 label ("+strings.Join(msgs, "; ")+
+				"): create the Simulator again under such a name"))
+	}
+
+	ports := []struct {
+		name  string
+		value int32
+	}{
+		{"kubeAPIServerPort", spec.KubeAPIServerPort},
+		{"simulatorServerPort", spec.SimulatorServerPort},
+	}
+	for _, p := range ports {
+		fp := specPath.Child(p.name)
+		switch {
+		case p.value < 1 || p.value > 65535:
+			errs = append(errs, field.Invalid(fp, p.value, "must be a port number between 1 and 65535"))
+		case embeddedEtcd(spec) && (p.value == etcdClientPort || p.value == etcdPeerPort):
+			errs = append(errs, field.Invalid(fp, p.value,
+				fmt.Sprintf("is used by the Pod's etcd container (ports %d and %d): choose another port, or set etcdURL", etcdClientPort, etcdPeerPort)))
+		}
+	}
+	if spec.KubeAPIServerPort == spec.SimulatorServerPort {
+		errs = append(errs, field.Invalid(specPath.Child("simulatorServerPort"), spec.SimulatorServerPort,
+			"must differ from kubeAPIServerPort: both servers listen in the same Pod"))
+	}
+
+	if spec.KubeSchedulerConfigurationPath != "" && !path.IsAbs(spec.KubeSchedulerConfigurationPath) {
+		errs = append(errs, field.Invalid(specPath.Child("kubeSchedulerConfigurationPath"), spec.KubeSchedulerConfigurationPath,
+			"must be an absolute path inside the simulator container, such as /etc/simulator/scheduler.yaml (mount it with podTemplate)"))
+	}
+
+	if !embeddedEtcd(spec) {
+		if msg := checkURL(*spec.EtcdURL, true); msg != "" {
+			errs = append(errs, field.Invalid(specPath.Child("etcdURL"), *spec.EtcdURL,
+				msg+": give an http:// or https:// URL such as http://etcd.example:2379, or leave it empty for an etcd container in the Pod"))
+		}
+	}
+
+	for i, origin := range spec.CORSAllowedOriginList {
+		if msg := checkURL(origin, false); msg != "" {
+			errs = append(errs, field.Invalid(specPath.Child("corsAllowedOriginList").Index(i), origin,
+				msg+": give an absolute URL such as http://localhost:3000 (the simulator ignores the whole list when one entry is not)"))
+		}
+	}
+
+	if strings.TrimSpace(spec.Image) != spec.Image || strings.ContainsAny(spec.Image, " \t\n") {
+		errs = append(errs, field.Invalid(specPath.Child("image"), spec.Image, "must be an image reference without spaces"))
+	}
+
+	if tmpl := spec.PodTemplate; tmpl != nil {
+		reserved := map[string]bool{simv1alpha1.SimulatorContainerName: true, simv1alpha1.EtcdContainerName: embeddedEtcd(spec)}
+		for i, c := range tmpl.Spec.InitContainers {
+			if reserved[c.Name] {
+				errs = append(errs, field.Invalid(specPath.Child("podTemplate", "spec", "initContainers").Index(i).Child("name"), c.Name,
+					"is the name of a generated container: override it under podTemplate.spec.containers, or rename this init container"))
+			}
+		}
+	}
+	return errs
+}
+
+// checkURL returns why s is not an absolute URL with a host (and, when httpOnly,
+// an http or https scheme), or "" when it is one. Like the simulator, which
+// parses each origin with url.ParseRequestURI after splitting the list on commas.
+func checkURL(s string, httpOnly bool) string {
+	if strings.ContainsAny(s, ", \t\n") {
+		return "must not contain commas or spaces"
+	}
+	u, err := url.ParseRequestURI(s)
+	if err != nil {
+		return "is not a URL"
+	}
+	switch {
+	case u.Scheme == "" || u.Host == "":
+		return "must be an absolute URL with a scheme and a host"
+	case httpOnly && u.Scheme != "http" && u.Scheme != "https":
+		return fmt.Sprintf("has scheme %q", u.Scheme)
+	}
+	return ""
+}

@@ -1,0 +1,110 @@
+package simulatorcontroller
+
+import (
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/utils/ptr"
+
+	simv1alpha1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/simulation/v1alpha1"
+)
+
+// TestValidate covers every invalid input, including those the CRD's CEL rules
+// reject at admission (the Go check is the same rule, for defence in depth).
+func TestValidate(t *testing.T) {
+	tests := []struct {
+		name   string
+		mutate func(*simv1alpha1.Simulator)
+		// want are substrings of the error, in order: the field, then the advice.
+		want []string
+	}{
+		{name: "valid defaults"},
+		{name: "valid full", mutate: func(s *simv1alpha1.Simulator) {
+			s.Spec.EtcdURL = ptr.To("https://etcd.example:2379")
+			s.Spec.CORSAllowedOriginList = []string{"http://localhost:3000", "https://ui.example.com:8443"}
+			s.Spec.KubeSchedulerConfigurationPath = "/etc/simulator/scheduler.yaml"
+			s.Spec.KubeAPIServerPort, s.Spec.SimulatorServerPort = 2379, 2380 // free with an external etcd
+		}},
+		{name: "valid empty etcdURL", mutate: func(s *simv1alpha1.Simulator) { s.Spec.EtcdURL = ptr.To("") }},
+
+		{name: "name too long for a Service", mutate: func(s *simv1alpha1.Simulator) { s.Name = strings.Repeat("a", 64) },
+			want: []string{"metadata.name", "DNS-1035", "create the Simulator again"}},
+		{name: "name starting with a digit", mutate: func(s *simv1alpha1.Simulator) { s.Name = "1sim" },
+			want: []string{"metadata.name", "DNS-1035"}},
+		{name: "name with a dot", mutate: func(s *simv1alpha1.Simulator) { s.Name = "sim.a" },
+			want: []string{"metadata.name"}},
+
+		{name: "port negative", mutate: func(s *simv1alpha1.Simulator) { s.Spec.KubeAPIServerPort = -1 },
+			want: []string{"spec.kubeAPIServerPort", "between 1 and 65535"}},
+		{name: "port too big", mutate: func(s *simv1alpha1.Simulator) { s.Spec.SimulatorServerPort = 65536 },
+			want: []string{"spec.simulatorServerPort", "between 1 and 65535"}},
+		{name: "ports equal", mutate: func(s *simv1alpha1.Simulator) { s.Spec.SimulatorServerPort = s.Spec.KubeAPIServerPort },
+			want: []string{"spec.simulatorServerPort", "must differ from kubeAPIServerPort"}},
+		{name: "port equal to the default of the other", mutate: func(s *simv1alpha1.Simulator) {
+			s.Spec.KubeAPIServerPort, s.Spec.SimulatorServerPort = 0, simv1alpha1.DefaultKubeAPIServerPort
+		}, want: []string{"must differ"}},
+		{name: "port taken by the etcd container", mutate: func(s *simv1alpha1.Simulator) { s.Spec.KubeAPIServerPort = 2379 },
+			want: []string{"spec.kubeAPIServerPort", "etcd container", "set etcdURL"}},
+
+		{name: "etcdURL without scheme", mutate: func(s *simv1alpha1.Simulator) { s.Spec.EtcdURL = ptr.To("etcd:2379") },
+			want: []string{"spec.etcdURL", "http://"}},
+		{name: "etcdURL other scheme", mutate: func(s *simv1alpha1.Simulator) { s.Spec.EtcdURL = ptr.To("unix:///run/etcd.sock") },
+			want: []string{"spec.etcdURL", "absolute URL"}},
+		{name: "etcdURL grpc", mutate: func(s *simv1alpha1.Simulator) { s.Spec.EtcdURL = ptr.To("grpc://etcd:2379") },
+			want: []string{"spec.etcdURL", `scheme "grpc"`}},
+		{name: "etcdURL list", mutate: func(s *simv1alpha1.Simulator) { s.Spec.EtcdURL = ptr.To("http://a:2379,http://b:2379") },
+			want: []string{"spec.etcdURL", "commas"}},
+
+		{name: "CORS origin not a URL", mutate: func(s *simv1alpha1.Simulator) { s.Spec.CORSAllowedOriginList = []string{"http://ok.example", "localhost:3000"} },
+			want: []string{"spec.corsAllowedOriginList[1]", "http://localhost:3000", "ignores the whole list"}},
+		{name: "CORS origin relative", mutate: func(s *simv1alpha1.Simulator) { s.Spec.CORSAllowedOriginList = []string{"/ui"} },
+			want: []string{"spec.corsAllowedOriginList[0]", "scheme and a host"}},
+		{name: "CORS origin with a comma", mutate: func(s *simv1alpha1.Simulator) { s.Spec.CORSAllowedOriginList = []string{"http://a.example,http://b.example"} },
+			want: []string{"spec.corsAllowedOriginList[0]", "commas"}},
+		{name: "CORS origin empty", mutate: func(s *simv1alpha1.Simulator) { s.Spec.CORSAllowedOriginList = []string{""} },
+			want: []string{"spec.corsAllowedOriginList[0]"}},
+
+		{name: "relative config path", mutate: func(s *simv1alpha1.Simulator) { s.Spec.KubeSchedulerConfigurationPath = "config/scheduler.yaml" },
+			want: []string{"spec.kubeSchedulerConfigurationPath", "absolute path"}},
+
+		{name: "image with spaces", mutate: func(s *simv1alpha1.Simulator) { s.Spec.Image = " example.com/sim:1" },
+			want: []string{"spec.image"}},
+
+		{name: "init container named simulator", mutate: func(s *simv1alpha1.Simulator) {
+			s.Spec.PodTemplate = &corev1.PodTemplateSpec{Spec: corev1.PodSpec{InitContainers: []corev1.Container{{Name: "simulator"}}}}
+		}, want: []string{"spec.podTemplate.spec.initContainers[0].name", "podTemplate.spec.containers"}},
+		{name: "init container named etcd is fine with an external etcd", mutate: func(s *simv1alpha1.Simulator) {
+			s.Spec.EtcdURL = ptr.To("http://etcd:2379")
+			s.Spec.PodTemplate = &corev1.PodTemplateSpec{Spec: corev1.PodSpec{InitContainers: []corev1.Container{{Name: "etcd"}}}}
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			sim := newSimulator("sim")
+			if tc.mutate != nil {
+				tc.mutate(sim)
+			}
+			errs := Validate(sim)
+			_, renderErr := Render(sim)
+			if len(tc.want) == 0 {
+				if len(errs) > 0 || renderErr != nil {
+					t.Fatalf("valid input refused: %v", errs)
+				}
+				return
+			}
+			if len(errs) == 0 || renderErr == nil {
+				t.Fatalf("invalid input accepted")
+			}
+			msg := renderErr.Error()
+			at := 0
+			for _, w := range tc.want {
+				i := strings.Index(msg[at:], w)
+				if i < 0 {
+					t.Fatalf("%q not found (in order) in %q", w, msg)
+				}
+				at += i + len(w)
+			}
+		})
+	}
+}

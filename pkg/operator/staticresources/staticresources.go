@@ -1,0 +1,76 @@
+// Package staticresources applies the operand's fixed objects (namespace,
+// service account, the system RBAC bindings, lease Role, metrics Service) with
+// library-go's static resources controller, and deletes them on Removed.
+package staticresources
+
+import (
+	"context"
+	"errors"
+
+	operatorv1 "github.com/openshift/api/operator/v1"
+	"github.com/openshift/library-go/pkg/operator/events"
+	"github.com/openshift/library-go/pkg/operator/resource/resourceapply"
+	"github.com/openshift/library-go/pkg/operator/staticresourcecontroller"
+	"github.com/openshift/library-go/pkg/operator/v1helpers"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/openshift/secondary-scheduler-operator/bindata"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render"
+)
+
+// NewStaticResourcesController returns library-go's controller for the fixed
+// objects. kubeClient should read from kubeInformers (lister-backed GETs).
+// On Removed it deletes them all but the namespace, which holds the user's own
+// scheduler ConfigMap and so must outlive a Removed/Managed round trip.
+func NewStaticResourcesController(name string, kubeClient kubernetes.Interface, kubeInformers v1helpers.KubeInformersForNamespaces,
+	operatorClient v1helpers.OperatorClient, recorder events.Recorder) *staticresourcecontroller.StaticResourceController {
+	managed := func() bool { return stateIs(operatorClient, operatorv1.Managed, operatorv1.Force) }
+	removed := func() bool { return stateIs(operatorClient, operatorv1.Removed) }
+	never := func() bool { return false }
+	return staticresourcecontroller.NewStaticResourceController(name, bindata.Asset, nil,
+		resourceapply.NewKubeClientHolder(kubeClient), operatorClient, recorder).
+		WithConditionalResources(bindata.Asset, []string{render.NamespaceAsset}, managed, never).
+		WithConditionalResources(bindata.Asset, removable(), managed, removed).
+		AddKubeInformers(kubeInformers)
+}
+
+// DeleteAll deletes the fixed objects the controller deletes on Removed; it runs
+// when the SecondaryScheduler itself is deleted.
+func DeleteAll(kubeClient kubernetes.Interface) func(ctx context.Context, recorder events.Recorder) error {
+	return func(ctx context.Context, recorder events.Recorder) error {
+		var errs []error
+		for _, r := range resourceapply.DeleteAll(ctx, resourceapply.NewKubeClientHolder(kubeClient), recorder, bindata.Asset, removable()...) {
+			errs = append(errs, r.Error)
+		}
+		return errors.Join(errs...)
+	}
+}
+
+func removable() []string {
+	var names []string
+	for _, name := range render.StaticAssetNames() {
+		if name != render.NamespaceAsset {
+			names = append(names, name)
+		}
+	}
+	return names
+}
+
+// stateIs is false once the SecondaryScheduler is being deleted: its finalizer
+// then deletes the objects, and they must not be recreated behind it.
+func stateIs(client v1helpers.OperatorClient, states ...operatorv1.ManagementState) bool {
+	meta, err := client.GetObjectMeta()
+	if err != nil || meta.DeletionTimestamp != nil {
+		return false
+	}
+	spec, _, _, err := client.GetOperatorState()
+	if err != nil {
+		return false
+	}
+	for _, s := range states {
+		if spec.ManagementState == s {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,155 @@
+package targetconfigcontroller
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	operatorv1 "github.com/openshift/api/operator/v1"
+	"github.com/openshift/library-go/pkg/operator/events"
+	"github.com/openshift/library-go/pkg/operator/resource/resourceapply"
+	"github.com/openshift/library-go/pkg/operator/resource/resourcemerge"
+	"github.com/openshift/library-go/pkg/operator/v1helpers"
+	appsv1 "k8s.io/api/apps/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	secondaryschedulerv1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render"
+)
+
+// applyExtraRBAC applies the ClusterRole/Role and bindings of spec.rbac, and
+// deletes them once their rules are gone from the spec.
+func (c *targetConfigController) applyExtraRBAC(ctx context.Context, recorder events.Recorder, objs *render.Objects) error {
+	rbac := c.kubeClient.RbacV1()
+	clusterRole := extra(objs.ClusterRoles, func(r *rbacv1.ClusterRole) string { return r.Name })
+	clusterBinding := extra(objs.ClusterRoleBindings, func(b *rbacv1.ClusterRoleBinding) string { return b.Name })
+	role := extra(objs.Roles, func(r *rbacv1.Role) string { return r.Name })
+	roleBinding := extra(objs.RoleBindings, func(b *rbacv1.RoleBinding) string { return b.Name })
+
+	var errs []error
+	if clusterRole != nil {
+		if _, _, err := resourceapply.ApplyClusterRole(ctx, rbac, recorder, clusterRole); err != nil {
+			errs = append(errs, fmt.Errorf("ClusterRole %s (spec.rbac.clusterRules): %w", clusterRole.Name, err))
+		} else if _, _, err := resourceapply.ApplyClusterRoleBinding(ctx, rbac, recorder, clusterBinding); err != nil {
+			errs = append(errs, fmt.Errorf("ClusterRoleBinding %s: %w", clusterBinding.Name, err))
+		}
+	} else {
+		errs = append(errs, c.deleteExtraClusterRBAC(ctx, recorder))
+	}
+	if role != nil {
+		if _, _, err := resourceapply.ApplyRole(ctx, rbac, recorder, role); err != nil {
+			errs = append(errs, fmt.Errorf("Role %s/%s (spec.rbac.namespacedRules): %w", role.Namespace, role.Name, err))
+		} else if _, _, err := resourceapply.ApplyRoleBinding(ctx, rbac, recorder, roleBinding); err != nil {
+			errs = append(errs, fmt.Errorf("RoleBinding %s/%s: %w", roleBinding.Namespace, roleBinding.Name, err))
+		}
+	} else {
+		errs = append(errs, c.deleteExtraRBAC(ctx, recorder))
+	}
+	return errors.Join(errs...)
+}
+
+// extra picks the object carrying spec.rbac out of the rendered list.
+func extra[T any](list []T, name func(T) string) T {
+	var zero T
+	i := slices.IndexFunc(list, func(o T) bool { return name(o) == render.ExtraRBACName })
+	if i < 0 {
+		return zero
+	}
+	return list[i]
+}
+
+func (c *targetConfigController) deleteExtraClusterRBAC(ctx context.Context, recorder events.Recorder) error {
+	cluster := c.kubeInformers.InformersFor("").Rbac().V1()
+	return errors.Join(
+		deleteIfCached(ctx, recorder, "ClusterRoleBinding", render.ExtraRBACName,
+			func() error { _, err := cluster.ClusterRoleBindings().Lister().Get(render.ExtraRBACName); return err },
+			func() error {
+				return c.kubeClient.RbacV1().ClusterRoleBindings().Delete(ctx, render.ExtraRBACName, metav1.DeleteOptions{})
+			}),
+		deleteIfCached(ctx, recorder, "ClusterRole", render.ExtraRBACName,
+			func() error { _, err := cluster.ClusterRoles().Lister().Get(render.ExtraRBACName); return err },
+			func() error {
+				return c.kubeClient.RbacV1().ClusterRoles().Delete(ctx, render.ExtraRBACName, metav1.DeleteOptions{})
+			}),
+	)
+}
+
+func (c *targetConfigController) deleteExtraRBAC(ctx context.Context, recorder events.Recorder) error {
+	ns := render.OperandNamespace
+	operand := c.kubeInformers.InformersFor(ns).Rbac().V1()
+	return errors.Join(
+		deleteIfCached(ctx, recorder, "RoleBinding", ns+"/"+render.ExtraRBACName,
+			func() error {
+				_, err := operand.RoleBindings().Lister().RoleBindings(ns).Get(render.ExtraRBACName)
+				return err
+			},
+			func() error {
+				return c.kubeClient.RbacV1().RoleBindings(ns).Delete(ctx, render.ExtraRBACName, metav1.DeleteOptions{})
+			}),
+		deleteIfCached(ctx, recorder, "Role", ns+"/"+render.ExtraRBACName,
+			func() error { _, err := operand.Roles().Lister().Roles(ns).Get(render.ExtraRBACName); return err },
+			func() error {
+				return c.kubeClient.RbacV1().Roles(ns).Delete(ctx, render.ExtraRBACName, metav1.DeleteOptions{})
+			}),
+	)
+}
+
+// deleteIfCached deletes an object the cache holds; one the cache does not hold
+// costs no request.
+func deleteIfCached(ctx context.Context, recorder events.Recorder, kind, name string, get, del func() error) error {
+	if err := get(); apierrors.IsNotFound(err) {
+		return nil
+	} else if err != nil {
+		return err
+	}
+	if err := del(); err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("deleting %s %s: %w", kind, name, err)
+	}
+	recorder.Eventf(kind+"Deleted", "Deleted %s %s", kind, name)
+	return nil
+}
+
+func (c *targetConfigController) applyDeployment(ctx context.Context, recorder events.Recorder, objs *render.Objects) (*appsv1.Deployment, error) {
+	_, status, _, err := c.operatorClient.GetOperatorState()
+	if err != nil {
+		return nil, err
+	}
+	expected := resourcemerge.ExpectedDeploymentGeneration(objs.Deployment, status.Generations)
+	d, _, err := resourceapply.ApplyDeployment(ctx, c.kubeClient.AppsV1(), recorder, objs.Deployment, expected)
+	return d, err
+}
+
+// updateStatus records what was rolled out; each write happens only on a change.
+func (c *targetConfigController) updateStatus(ctx context.Context, ss *secondaryschedulerv1.SecondaryScheduler, objs *render.Objects, d *appsv1.Deployment) error {
+	if _, _, err := v1helpers.UpdateStatus(ctx, c.operatorClient,
+		func(status *operatorv1.OperatorStatus) error {
+			resourcemerge.SetDeploymentGeneration(&status.Generations, d)
+			return nil
+		},
+		v1helpers.UpdateConditionFn(operatorv1.OperatorCondition{Type: ConditionType, Status: operatorv1.ConditionFalse, Reason: "AsExpected"}),
+	); err != nil {
+		return err
+	}
+	if slices.Equal(ss.Status.SchedulerNames, objs.SchedulerNames) && ss.Status.ConfigHash == objs.ConfigHash {
+		return nil
+	}
+	updated := ss.DeepCopy()
+	updated.Status.SchedulerNames = objs.SchedulerNames
+	updated.Status.ConfigHash = objs.ConfigHash
+	_, err := c.statusClient.SecondarySchedulers().UpdateStatus(ctx, updated, metav1.UpdateOptions{})
+	return err
+}
+
+// rbacRefusedMessage turns the API server's escalation refusal into what to do.
+func rbacRefusedMessage(err error) string {
+	msg := err.Error()
+	if strings.Contains(msg, "attempting to grant RBAC permissions not currently held") {
+		return msg + "\nThe operator can grant only rules it holds itself: remove the rule from spec.rbac, " +
+			"or add it to the operator's ClusterRole secondary-scheduler-operator-grantable. The running scheduler is left as it is."
+	}
+	return msg + "\nThe running scheduler is left as it is."
+}

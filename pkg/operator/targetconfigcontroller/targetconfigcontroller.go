@@ -1,0 +1,187 @@
+// Package targetconfigcontroller renders the SecondaryScheduler into the merged
+// scheduler config, the operand Deployment and the extra RBAC of spec.rbac, and
+// applies them. Bad input never reaches a running scheduler: it is reported in
+// TargetConfigControllerDegraded and the last good objects stay as they are.
+package targetconfigcontroller
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	operatorv1 "github.com/openshift/api/operator/v1"
+	"github.com/openshift/library-go/pkg/controller/factory"
+	"github.com/openshift/library-go/pkg/operator/events"
+	"github.com/openshift/library-go/pkg/operator/resource/resourceapply"
+	"github.com/openshift/library-go/pkg/operator/v1helpers"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/client-go/kubernetes"
+	corev1listers "k8s.io/client-go/listers/core/v1"
+
+	secondaryschedulerv1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1"
+	secondaryschedulerclient "github.com/openshift/secondary-scheduler-operator/pkg/generated/clientset/versioned/typed/operator/v1"
+	secondaryschedulerinformers "github.com/openshift/secondary-scheduler-operator/pkg/generated/informers/externalversions/operator/v1"
+	secondaryschedulerlisters "github.com/openshift/secondary-scheduler-operator/pkg/generated/listers/operator/v1"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/metrics"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render"
+)
+
+const (
+	// ConditionType is this controller's condition on the SecondaryScheduler.
+	ConditionType = "TargetConfigControllerDegraded"
+	// CleanupFinalizer keeps the SecondaryScheduler until the cluster-scoped
+	// objects made for it are deleted: they cannot be owned by it (a cluster
+	// object owned by a singleton would be garbage collected only by accident).
+	CleanupFinalizer = "operator.openshift.io/secondary-scheduler-cleanup"
+)
+
+// Reasons of TargetConfigControllerDegraded=True that need a person.
+const (
+	reasonInvalidInput = "InvalidInput"
+	reasonRBACRefused  = "RBACRefused"
+	reasonApplyFailed  = "ApplyFailed"
+)
+
+type targetConfigController struct {
+	operatorClient  v1helpers.OperatorClientWithFinalizers
+	lister          secondaryschedulerlisters.SecondarySchedulerLister
+	statusClient    secondaryschedulerclient.SecondarySchedulersGetter
+	kubeClient      kubernetes.Interface
+	configMapLister corev1listers.ConfigMapNamespaceLister
+	secretLister    corev1listers.SecretNamespaceLister
+	kubeInformers   v1helpers.KubeInformersForNamespaces
+	// deleteStatic deletes the fixed objects of the static resources controller
+	// when the SecondaryScheduler itself is deleted.
+	deleteStatic func(ctx context.Context, recorder events.Recorder) error
+}
+
+// NewTargetConfigController returns the controller. kubeClient should read
+// from kubeInformers (operatorclient.NewCachedKubeClient) so that a converged
+// sync sends no request.
+func NewTargetConfigController(
+	operatorClient v1helpers.OperatorClientWithFinalizers,
+	secondarySchedulers secondaryschedulerinformers.SecondarySchedulerInformer,
+	statusClient secondaryschedulerclient.SecondarySchedulersGetter,
+	kubeClient kubernetes.Interface,
+	kubeInformers v1helpers.KubeInformersForNamespaces,
+	deleteStatic func(ctx context.Context, recorder events.Recorder) error,
+	recorder events.Recorder,
+) factory.Controller {
+	operand := kubeInformers.InformersFor(render.OperandNamespace)
+	cluster := kubeInformers.InformersFor("")
+	c := &targetConfigController{
+		operatorClient:  operatorClient,
+		lister:          secondarySchedulers.Lister(),
+		statusClient:    statusClient,
+		kubeClient:      kubeClient,
+		configMapLister: operand.Core().V1().ConfigMaps().Lister().ConfigMaps(render.OperandNamespace),
+		secretLister:    operand.Core().V1().Secrets().Lister().Secrets(render.OperandNamespace),
+		kubeInformers:   kubeInformers,
+		deleteStatic:    deleteStatic,
+	}
+	return factory.New().
+		WithInformers(
+			operatorClient.Informer(),
+			secondarySchedulers.Informer(),
+			// The user's ConfigMap and ours, the serving cert, and every object written here:
+			// a change or deletion of any of them is repaired in the next sync.
+			operand.Core().V1().ConfigMaps().Informer(),
+			operand.Core().V1().Secrets().Informer(),
+			operand.Apps().V1().Deployments().Informer(),
+			operand.Rbac().V1().Roles().Informer(),
+			operand.Rbac().V1().RoleBindings().Informer(),
+			cluster.Rbac().V1().ClusterRoles().Informer(),
+			cluster.Rbac().V1().ClusterRoleBindings().Informer(),
+		).
+		WithSync(metrics.InstrumentSync("TargetConfigController", c.sync)).
+		ToController("TargetConfigController", recorder)
+}
+
+func (c *targetConfigController) sync(ctx context.Context, syncCtx factory.SyncContext) error {
+	ss, err := c.lister.Get(secondaryschedulerv1.SingletonName)
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	recorder := syncCtx.Recorder()
+	if ss.DeletionTimestamp != nil {
+		return c.finalize(ctx, recorder)
+	}
+	switch ss.Spec.ManagementState {
+	case operatorv1.Unmanaged:
+		return nil
+	case operatorv1.Removed:
+		return c.deleteOperand(ctx, recorder)
+	}
+	if err := c.operatorClient.EnsureFinalizer(ctx, CleanupFinalizer); err != nil {
+		return err
+	}
+
+	objs, err := c.render(ss)
+	if err == nil {
+		metrics.SetConfigValid(true)
+	}
+	if err != nil {
+		if render.IsInputError(err) {
+			metrics.SetConfigValid(false)
+			// Nothing to retry until the input changes; the informers requeue then.
+			return c.setDegraded(ctx, reasonInvalidInput, err.Error()+"\nThe running scheduler is left as it is until this is fixed.")
+		}
+		return errors.Join(err, c.setDegraded(ctx, reasonApplyFailed, err.Error()))
+	}
+
+	// RBAC first: a scheduler or sidecar that needs a new rule must not roll before it has it.
+	if err := c.applyExtraRBAC(ctx, recorder, objs); err != nil {
+		if apierrors.IsForbidden(err) {
+			return errors.Join(err, c.setDegraded(ctx, reasonRBACRefused, rbacRefusedMessage(err)))
+		}
+		return errors.Join(err, c.setDegraded(ctx, reasonApplyFailed, err.Error()))
+	}
+	if _, _, err := resourceapply.ApplyConfigMap(ctx, c.kubeClient.CoreV1(), recorder, objs.ConfigMap); err != nil {
+		return errors.Join(err, c.setDegraded(ctx, reasonApplyFailed, fmt.Sprintf("applying ConfigMap %s/%s: %v", objs.ConfigMap.Namespace, objs.ConfigMap.Name, err)))
+	}
+	deployment, err := c.applyDeployment(ctx, recorder, objs)
+	if err != nil {
+		return errors.Join(err, c.setDegraded(ctx, reasonApplyFailed, fmt.Sprintf("applying Deployment %s/%s: %v", objs.Deployment.Namespace, objs.Deployment.Name, err)))
+	}
+	if err := c.updateStatus(ctx, ss, objs, deployment); err != nil {
+		return err
+	}
+	return nil
+}
+
+// render gathers the inputs from the caches and renders.
+func (c *targetConfigController) render(ss *secondaryschedulerv1.SecondaryScheduler) (*render.Objects, error) {
+	in := render.Inputs{SecondaryScheduler: ss}
+	if name := ss.Spec.SchedulerConfig; name != "" {
+		cm, err := c.configMapLister.Get(name)
+		switch {
+		case apierrors.IsNotFound(err):
+			// render reports the missing ConfigMap by name
+		case err != nil:
+			return nil, err
+		default:
+			in.UserConfig = cm
+		}
+	}
+	_, err := c.secretLister.Get(render.ServingCertSecretName)
+	switch {
+	case err == nil:
+		in.ServingCertAvailable = true
+	case !apierrors.IsNotFound(err):
+		return nil, err
+	}
+	return render.Render(in)
+}
+
+func (c *targetConfigController) setDegraded(ctx context.Context, reason, message string) error {
+	_, _, err := v1helpers.UpdateStatus(ctx, c.operatorClient, v1helpers.UpdateConditionFn(operatorv1.OperatorCondition{
+		Type:    ConditionType,
+		Status:  operatorv1.ConditionTrue,
+		Reason:  reason,
+		Message: message,
+	}))
+	return err
+}

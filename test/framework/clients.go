@@ -1,0 +1,57 @@
+package framework
+
+import (
+	"fmt"
+	"testing"
+
+	configclient "github.com/openshift/client-go/config/clientset/versioned"
+	apiextensionsclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+
+	"github.com/openshift/secondary-scheduler-operator/pkg/generated/clientset/versioned"
+)
+
+// Clients are the clients tests use, all built from one rest.Config (so that they
+// share its identity and, with CountRequests, its request counter).
+type Clients struct {
+	Config        *rest.Config
+	Kube          kubernetes.Interface
+	Operator      versioned.Interface // SecondaryScheduler and Simulator
+	OpenShift     configclient.Interface
+	Dynamic       dynamic.Interface
+	APIExtensions apiextensionsclient.Interface
+}
+
+// NewClients builds every client from cfg.
+func NewClients(cfg *rest.Config) (*Clients, error) {
+	c := &Clients{Config: cfg}
+	var err error
+	if c.Kube, err = kubernetes.NewForConfig(cfg); err != nil {
+		return nil, fmt.Errorf("kube client: %w", err)
+	}
+	if c.Operator, err = versioned.NewForConfig(cfg); err != nil {
+		return nil, fmt.Errorf("operator client: %w", err)
+	}
+	if c.OpenShift, err = configclient.NewForConfig(cfg); err != nil {
+		return nil, fmt.Errorf("openshift config client: %w", err)
+	}
+	if c.Dynamic, err = dynamic.NewForConfig(cfg); err != nil {
+		return nil, fmt.Errorf("dynamic client: %w", err)
+	}
+	if c.APIExtensions, err = apiextensionsclient.NewForConfig(cfg); err != nil {
+		return nil, fmt.Errorf("apiextensions client: %w", err)
+	}
+	return c, nil
+}
+
+// MustClients is NewClients failing the test on error.
+func MustClients(t testing.TB, cfg *rest.Config) *Clients {
+	t.Helper()
+	c, err := NewClients(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}

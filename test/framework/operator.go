@@ -1,0 +1,69 @@
+package framework
+
+import (
+	"context"
+	"testing"
+
+	"github.com/openshift/library-go/pkg/controller/controllercmd"
+	"github.com/openshift/library-go/pkg/operator/events"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/utils/clock"
+
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator"
+)
+
+// OperatorNamespace and OperatorServiceAccount are where manifests/ install the operator.
+const (
+	OperatorNamespace      = "openshift-secondary-scheduler-operator"
+	OperatorServiceAccount = "secondary-scheduler-operator"
+)
+
+// OperatorManifests are the files of manifests/ that install the operator's
+// namespaces, CRDs, ServiceAccount and RBAC (everything but its Deployment).
+var OperatorManifests = []string{
+	"manifests/0000_50_secondary-scheduler-operator_00_namespace.yaml",
+	"manifests/0000_50_secondary-scheduler-operator_01_operand-namespace.yaml",
+	"manifests/0000_50_secondary-scheduler-operator_03_serviceaccount.yaml",
+	"manifests/0000_50_secondary-scheduler-operator_04_clusterrole.yaml",
+	"manifests/0000_50_secondary-scheduler-operator_04_clusterrole-grantable.yaml",
+	"manifests/0000_50_secondary-scheduler-operator_05_rbac-bindings.yaml",
+}
+
+// OperatorConfig installs the operator's RBAC from manifests/ and returns a
+// client config that is its ServiceAccount: the operator then runs with exactly
+// the permissions it ships, not as system:masters.
+func (e *Env) OperatorConfig(t testing.TB) *rest.Config {
+	t.Helper()
+	e.ApplyFiles(t, OperatorManifests...)
+	return e.ServiceAccountConfig(t, OperatorNamespace, OperatorServiceAccount)
+}
+
+// RunOperator runs every controller of the operator in-process with cfg until
+// the test ends, as `secondary-scheduler-operator operator` would (without its
+// metrics server and leader election).
+func RunOperator(t testing.TB, cfg *rest.Config) {
+	t.Helper()
+	kube, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	recorder := events.NewKubeRecorder(kube.CoreV1().Events(OperatorNamespace), "secondary-scheduler-operator",
+		&corev1.ObjectReference{Kind: "Namespace", Name: OperatorNamespace, Namespace: OperatorNamespace, APIVersion: "v1"}, clock.RealClock{})
+	proto := rest.CopyConfig(cfg)
+	proto.ContentType = "application/vnd.kubernetes.protobuf"
+	proto.AcceptContentTypes = "application/vnd.kubernetes.protobuf,application/json"
+	cc := &controllercmd.ControllerContext{
+		KubeConfig:        cfg,
+		ProtoKubeConfig:   proto,
+		EventRecorder:     recorder,
+		Clock:             clock.RealClock{},
+		OperatorNamespace: OperatorNamespace,
+	}
+	RunInBackground(t, func(ctx context.Context) {
+		if err := operator.RunOperator(ctx, cc); err != nil {
+			t.Errorf("operator stopped with an error: %v", err)
+		}
+	})
+}

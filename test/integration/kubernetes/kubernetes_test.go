@@ -1,0 +1,94 @@
+// Package kubernetes runs the operator on plain Kubernetes: no ClusterOperator,
+// APIServer or Scheduler API. It must work, report on the SecondaryScheduler and
+// not loop on what is missing.
+package kubernetes
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	operatorv1 "github.com/openshift/api/operator/v1"
+	"github.com/openshift/library-go/pkg/operator/v1helpers"
+	appsv1 "k8s.io/api/apps/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	secondaryschedulerv1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render"
+	"github.com/openshift/secondary-scheduler-operator/test/framework"
+)
+
+func TestMain(m *testing.M) {
+	framework.RunMain(m, framework.Options{WithoutOpenShiftCRDs: true})
+}
+
+func TestOperatorOnPlainKubernetes(t *testing.T) {
+	env := framework.Shared(t)
+	if env.OpenShiftCRDs {
+		t.Fatal("this package must run without the OpenShift CRDs")
+	}
+	cfg, requests := framework.CountRequests(env.OperatorConfig(t))
+	framework.RunOperator(t, cfg)
+	ctx := context.Background()
+	admin := env.Admin
+	ss := &secondaryschedulerv1.SecondaryScheduler{
+		ObjectMeta: metav1.ObjectMeta{Name: "cluster"},
+		Spec: secondaryschedulerv1.SecondarySchedulerSpec{
+			OperatorSpec:   operatorv1.OperatorSpec{ManagementState: operatorv1.Managed},
+			SchedulerImage: "registry.k8s.io/kube-scheduler:v1.36.2",
+		},
+	}
+	if _, err := admin.Operator.OperatorV1().SecondarySchedulers().Create(ctx, ss, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = admin.Operator.OperatorV1().SecondarySchedulers().Delete(context.Background(), "cluster", metav1.DeleteOptions{})
+		framework.WaitFor(context.Background(), t, "the SecondaryScheduler to be finalized", func() (bool, error) {
+			_, err := admin.Operator.OperatorV1().SecondarySchedulers().Get(context.Background(), "cluster", metav1.GetOptions{})
+			return apierrors.IsNotFound(err), nil
+		})
+	})
+
+	var d *appsv1.Deployment
+	framework.WaitFor(ctx, t, "the operand Deployment", func() (bool, error) {
+		var err error
+		d, err = admin.Kube.AppsV1().Deployments(render.OperandNamespace).Get(ctx, render.OperandName, metav1.GetOptions{})
+		return err == nil, nil
+	})
+	for _, arg := range d.Spec.Template.Spec.Containers[0].Args {
+		if len(arg) > 17 && arg[:17] == "--tls-min-version" {
+			t.Errorf("on Kubernetes nothing is observed, yet the scheduler got %s", arg)
+		}
+	}
+	d.Status = appsv1.DeploymentStatus{ObservedGeneration: d.Generation, Replicas: 1, UpdatedReplicas: 1, ReadyReplicas: 1, AvailableReplicas: 1}
+	if _, err := admin.Kube.AppsV1().Deployments(render.OperandNamespace).UpdateStatus(ctx, d, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	framework.WaitFor(ctx, t, "Available=True, Progressing=False, Degraded=False on the SecondaryScheduler", func() (bool, error) {
+		ss, err := admin.Operator.OperatorV1().SecondarySchedulers().Get(ctx, "cluster", metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		for conditionType, want := range map[string]operatorv1.ConditionStatus{"Available": "True", "Progressing": "False", "Degraded": "False"} {
+			if c := v1helpers.FindOperatorCondition(ss.Status.Conditions, conditionType); c == nil || c.Status != want {
+				return false, fmt.Errorf("%s is %+v", conditionType, c)
+			}
+		}
+		return true, nil
+	})
+
+	// Nothing missing may make it loop: once converged it sends nothing at all.
+	framework.WaitFor(ctx, t, "the operator to converge", func() (bool, error) {
+		requests.Reset()
+		time.Sleep(3 * time.Second)
+		return requests.Writes() == 0, nil
+	})
+	requests.Reset()
+	time.Sleep(10 * time.Second)
+	if n := requests.Writes(); n != 0 {
+		t.Errorf("%d writes in 10 s after convergence: %v", n, requests.WriteRequests())
+	}
+	t.Logf("requests in 10 s after convergence: %v", requests.Counts())
+}

@@ -22,7 +22,7 @@ mv "$crd_tmp/simulation.kube-scheduler-simulator.x-k8s.io_simulators.yaml" manif
 # Keep each CRD small enough for a client-side `kubectl apply` (256 KB annotation limit).
 "$tools/crdtrim" manifests/0000_50_secondary-scheduler-operator_01_secondaryschedulers.crd.yaml \
   spec.sidecars.[] spec.initContainers.[] spec.volumes.[] \
-  spec.schedulerContainer.env.[] spec.schedulerContainer.resources spec.schedulerContainer.volumeMounts.[] \
+  spec.schedulerContainer.env.[] spec.schedulerContainer.resources spec.schedulerContainer.volumeMounts.[] spec.schedulerContainer.securityContext \
   spec.rbac.clusterRules.[] spec.rbac.namespacedRules.[] \
   spec.placement.tolerations.[] spec.placement.affinity \
   status.conditions.[] status.generations.[]

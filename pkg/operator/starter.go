@@ -32,7 +32,7 @@ const (
 	operatorName = "SecondaryScheduler"
 	resync       = 10 * time.Minute
 	// Workers of the simulator controller: syncs are cheap, keys independent.
-	simulatorWorkers = 8
+	simulatorWorkers = simulatorcontroller.DefaultWorkers
 )
 
 // RunOperator builds the clients and informers, constructs every controller and

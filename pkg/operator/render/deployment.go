@@ -1,6 +1,7 @@
 package render
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -34,6 +35,7 @@ func renderDeployment(d *appsv1.Deployment, ss *secondaryschedulerv1.SecondarySc
 			c.Resources = *sc.Resources
 		}
 		c.VolumeMounts = append(c.VolumeMounts, sc.VolumeMounts...)
+		c.SecurityContext = overlaySecurityContext(c.SecurityContext, sc.SecurityContext)
 	}
 	if servingCert {
 		c.VolumeMounts = append(c.VolumeMounts, corev1.VolumeMount{
@@ -76,6 +78,23 @@ func renderDeployment(d *appsv1.Deployment, ss *secondaryschedulerv1.SecondarySc
 	// the pod template is what rolls the pods when it changes.
 	d.Spec.Template.Annotations[ConfigHashAnnotation] = configHash
 	return d
+}
+
+// overlaySecurityContext sets the fields the user set over the default: JSON
+// decoding into a filled struct replaces exactly the fields present.
+func overlaySecurityContext(def, user *corev1.SecurityContext) *corev1.SecurityContext {
+	if user == nil {
+		return def
+	}
+	merged := def.DeepCopy()
+	raw, err := json.Marshal(user)
+	if err != nil {
+		return merged
+	}
+	if err := json.Unmarshal(raw, merged); err != nil {
+		return merged
+	}
+	return merged
 }
 
 // schedulerArgs are the user's args followed by the flags the operator sets,

@@ -166,6 +166,14 @@ type SchedulerContainer struct {
 	// +optional
 	// +kubebuilder:validation:MaxItems=32
 	VolumeMounts []corev1.VolumeMount `json:"volumeMounts,omitempty"`
+
+	// securityContext fields set here replace the operator's restricted default
+	// for the scheduler container (runAsNonRoot, allowPrivilegeEscalation false,
+	// all capabilities dropped, read-only root filesystem); unset fields keep it.
+	// Set runAsUser when the image's default user is root, as upstream
+	// kube-scheduler images are on Kubernetes (OpenShift assigns a UID itself).
+	// +optional
+	SecurityContext *corev1.SecurityContext `json:"securityContext,omitempty"`
 }
 
 // SchedulerRBAC holds extra RBAC rules for the scheduler pod's service account.

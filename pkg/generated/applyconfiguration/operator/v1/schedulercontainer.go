@@ -24,6 +24,12 @@ type SchedulerContainerApplyConfiguration struct {
 	Resources *corev1.ResourceRequirements `json:"resources,omitempty"`
 	// volumeMounts mount volumes of spec.volumes into the scheduler container.
 	VolumeMounts []corev1.VolumeMount `json:"volumeMounts,omitempty"`
+	// securityContext fields set here replace the operator's restricted default
+	// for the scheduler container (runAsNonRoot, allowPrivilegeEscalation false,
+	// all capabilities dropped, read-only root filesystem); unset fields keep it.
+	// Set runAsUser when the image's default user is root, as upstream
+	// kube-scheduler images are on Kubernetes (OpenShift assigns a UID itself).
+	SecurityContext *corev1.SecurityContext `json:"securityContext,omitempty"`
 }
 
 // SchedulerContainerApplyConfiguration constructs a declarative configuration of the SchedulerContainer type for use with
@@ -77,5 +83,13 @@ func (b *SchedulerContainerApplyConfiguration) WithVolumeMounts(values ...corev1
 	for i := range values {
 		b.VolumeMounts = append(b.VolumeMounts, values[i])
 	}
+	return b
+}
+
+// WithSecurityContext sets the SecurityContext field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the SecurityContext field is set to the value of the last call.
+func (b *SchedulerContainerApplyConfiguration) WithSecurityContext(value corev1.SecurityContext) *SchedulerContainerApplyConfiguration {
+	b.SecurityContext = &value
 	return b
 }

@@ -1,0 +1,178 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"testing"
+	"time"
+
+	operatorv1 "github.com/openshift/api/operator/v1"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/watch"
+
+	secondaryschedulerv1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render"
+	"github.com/openshift/secondary-scheduler-operator/test/framework"
+)
+
+// BenchmarkOperatorReactions runs the operator in-process (under the RBAC it
+// ships) and times, over a watch, how long it takes from a change to the
+// operator's answer: drift repairs and rollouts (TARGETS.md). Figures only:
+//
+//	KUBEBUILDER_ASSETS=$PWD/_output/controlplane/bin go test ./test/bench/ -run '^$' -bench BenchmarkOperatorReactions -benchtime 1x
+func BenchmarkOperatorReactions(b *testing.B) {
+	const samples = 25
+	env := framework.Shared(b)
+	framework.RunOperator(b, env.OperatorConfig(b))
+	ctx := context.Background()
+	kube := env.Admin.Kube
+	ns := render.OperandNamespace
+	ss := &secondaryschedulerv1.SecondaryScheduler{
+		ObjectMeta: metav1.ObjectMeta{Name: "cluster"},
+		Spec: secondaryschedulerv1.SecondarySchedulerSpec{
+			OperatorSpec:    operatorv1.OperatorSpec{ManagementState: operatorv1.Managed},
+			SchedulerImage:  "registry.k8s.io/kube-scheduler:v1.36.2",
+			SchedulerConfig: "bench-config",
+		},
+	}
+	userConfig := func(i int) *corev1.ConfigMap {
+		return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "bench-config", Namespace: ns}, Data: map[string]string{
+			render.ConfigKey: fmt.Sprintf("apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\npercentageOfNodesToScore: %d\n", 10+i),
+		}}
+	}
+	if _, err := kube.CoreV1().ConfigMaps(ns).Create(ctx, userConfig(0), metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		b.Fatal(err)
+	}
+	if _, err := env.Admin.Operator.OperatorV1().SecondarySchedulers().Create(ctx, ss, metav1.CreateOptions{}); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() {
+		_ = env.Admin.Operator.OperatorV1().SecondarySchedulers().Delete(context.Background(), "cluster", metav1.DeleteOptions{})
+		framework.WaitFor(context.Background(), b, "the SecondaryScheduler to be finalized", func() (bool, error) {
+			_, err := env.Admin.Operator.OperatorV1().SecondarySchedulers().Get(context.Background(), "cluster", metav1.GetOptions{})
+			return apierrors.IsNotFound(err), nil
+		})
+	})
+	deployments := func() (watch.Interface, error) {
+		return kube.AppsV1().Deployments(ns).Watch(ctx, metav1.ListOptions{FieldSelector: fields.OneTermEqualSelector("metadata.name", render.OperandName).String()})
+	}
+	framework.WaitFor(ctx, b, "the operand Deployment", func() (bool, error) {
+		_, err := kube.AppsV1().Deployments(ns).Get(ctx, render.OperandName, metav1.GetOptions{})
+		return err == nil, nil
+	})
+
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		report(b, "deployment-restored", measure(b, samples, deployments,
+			func() error { return kube.AppsV1().Deployments(ns).Delete(ctx, render.OperandName, metav1.DeleteOptions{}) },
+			func(e watch.Event) bool { return e.Type == watch.Added }))
+		report(b, "serviceaccount-restored", measure(b, samples,
+			func() (watch.Interface, error) {
+				return kube.CoreV1().ServiceAccounts(ns).Watch(ctx, metav1.ListOptions{FieldSelector: fields.OneTermEqualSelector("metadata.name", render.OperandName).String()})
+			},
+			func() error { return kube.CoreV1().ServiceAccounts(ns).Delete(ctx, render.OperandName, metav1.DeleteOptions{}) },
+			func(e watch.Event) bool { return e.Type == watch.Added }))
+		report(b, "clusterrolebinding-restored", measure(b, samples,
+			func() (watch.Interface, error) {
+				return kube.RbacV1().ClusterRoleBindings().Watch(ctx, metav1.ListOptions{FieldSelector: fields.OneTermEqualSelector("metadata.name", "secondary-scheduler-system-kube-scheduler").String()})
+			},
+			func() error {
+				return kube.RbacV1().ClusterRoleBindings().Delete(ctx, "secondary-scheduler-system-kube-scheduler", metav1.DeleteOptions{})
+			},
+			func(e watch.Event) bool { _, ok := e.Object.(*rbacv1.ClusterRoleBinding); return ok && e.Type == watch.Added }))
+		replicas := int32(1)
+		report(b, "cr-change-to-template", measure(b, samples, deployments,
+			func() error {
+				replicas = replicas%3 + 1
+				return updateSpec(ctx, env, func(spec *secondaryschedulerv1.SecondarySchedulerSpec) { spec.Replicas = &replicas })
+			},
+			func(e watch.Event) bool {
+				d, ok := e.Object.(*appsv1.Deployment)
+				return ok && e.Type == watch.Modified && d.Spec.Replicas != nil && *d.Spec.Replicas == replicas
+			}))
+		version := 0
+		report(b, "configmap-change-to-rollout", measure(b, samples, deployments,
+			func() error {
+				version++
+				_, err := kube.CoreV1().ConfigMaps(ns).Update(ctx, userConfig(version), metav1.UpdateOptions{})
+				return err
+			},
+			func(e watch.Event) bool { return e.Type == watch.Modified }))
+	}
+}
+
+func updateSpec(ctx context.Context, env *framework.Env, mutate func(*secondaryschedulerv1.SecondarySchedulerSpec)) error {
+	for {
+		ss, err := env.Admin.Operator.OperatorV1().SecondarySchedulers().Get(ctx, "cluster", metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		mutate(&ss.Spec)
+		_, err = env.Admin.Operator.OperatorV1().SecondarySchedulers().Update(ctx, ss, metav1.UpdateOptions{})
+		if !apierrors.IsConflict(err) {
+			return err
+		}
+	}
+}
+
+// measure repeats act and times each until the watch shows done; it lets the
+// operator settle between samples so one reaction does not overlap the next.
+func measure(b *testing.B, samples int, open func() (watch.Interface, error), act func() error, done func(watch.Event) bool) []time.Duration {
+	b.Helper()
+	var out []time.Duration
+	for i := 0; i < samples; i++ {
+		w, err := open()
+		if err != nil {
+			b.Fatal(err)
+		}
+		drainInitial(w)
+		start := time.Now()
+		if err := act(); err != nil {
+			w.Stop()
+			b.Fatal(err)
+		}
+		timeout := time.After(30 * time.Second)
+	wait:
+		for {
+			select {
+			case e, ok := <-w.ResultChan():
+				if !ok {
+					b.Fatal("watch closed")
+				}
+				if done(e) {
+					out = append(out, time.Since(start))
+					break wait
+				}
+			case <-timeout:
+				b.Fatalf("sample %d: no reaction within 30s", i)
+			}
+		}
+		w.Stop()
+		time.Sleep(200 * time.Millisecond)
+	}
+	return out
+}
+
+// drainInitial skips the synthetic ADDED event a new watch sends for an existing object.
+func drainInitial(w watch.Interface) {
+	select {
+	case <-w.ResultChan():
+	case <-time.After(200 * time.Millisecond):
+	}
+}
+
+func report(b *testing.B, name string, d []time.Duration) {
+	sort.Slice(d, func(i, j int) bool { return d[i] < d[j] })
+	pct := func(p float64) float64 {
+		return float64(d[int(p*float64(len(d)-1))].Microseconds()) / 1000
+	}
+	b.ReportMetric(pct(0.5), name+"-p50-ms")
+	b.ReportMetric(pct(0.99), name+"-p99-ms")
+	b.ReportMetric(float64(d[len(d)-1].Microseconds())/1000, name+"-max-ms")
+}

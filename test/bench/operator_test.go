@@ -70,13 +70,17 @@ func BenchmarkOperatorReactions(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		report(b, "deployment-restored", measure(b, samples, deployments,
-			func() error { return kube.AppsV1().Deployments(ns).Delete(ctx, render.OperandName, metav1.DeleteOptions{}) },
+			func() error {
+				return kube.AppsV1().Deployments(ns).Delete(ctx, render.OperandName, metav1.DeleteOptions{})
+			},
 			func(e watch.Event) bool { return e.Type == watch.Added }))
 		report(b, "serviceaccount-restored", measure(b, samples,
 			func() (watch.Interface, error) {
 				return kube.CoreV1().ServiceAccounts(ns).Watch(ctx, metav1.ListOptions{FieldSelector: fields.OneTermEqualSelector("metadata.name", render.OperandName).String()})
 			},
-			func() error { return kube.CoreV1().ServiceAccounts(ns).Delete(ctx, render.OperandName, metav1.DeleteOptions{}) },
+			func() error {
+				return kube.CoreV1().ServiceAccounts(ns).Delete(ctx, render.OperandName, metav1.DeleteOptions{})
+			},
 			func(e watch.Event) bool { return e.Type == watch.Added }))
 		report(b, "clusterrolebinding-restored", measure(b, samples,
 			func() (watch.Interface, error) {
@@ -85,7 +89,10 @@ func BenchmarkOperatorReactions(b *testing.B) {
 			func() error {
 				return kube.RbacV1().ClusterRoleBindings().Delete(ctx, "secondary-scheduler-system-kube-scheduler", metav1.DeleteOptions{})
 			},
-			func(e watch.Event) bool { _, ok := e.Object.(*rbacv1.ClusterRoleBinding); return ok && e.Type == watch.Added }))
+			func(e watch.Event) bool {
+				_, ok := e.Object.(*rbacv1.ClusterRoleBinding)
+				return ok && e.Type == watch.Added
+			}))
 		replicas := int32(1)
 		report(b, "cr-change-to-template", measure(b, samples, deployments,
 			func() error {

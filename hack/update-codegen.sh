@@ -4,6 +4,9 @@
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# The generators build from their own modules under hack/tools, which are not
+# vendored: the Makefile's -mod=vendor must not reach them.
+export GOFLAGS=-mod=mod
 cd "$root"
 tools="$root/_output/tools"
 mkdir -p "$tools"

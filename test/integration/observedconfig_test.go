@@ -34,7 +34,7 @@ func TestObservedClusterConfigRollsTheOperand(t *testing.T) {
 	})
 
 	t.Run("the Modern TLS profile", func(t *testing.T) {
-		before := o.deployment(t)
+		before, _ := o.settled(t)
 		_, err := openshift.APIServers().Create(ctx, &configv1.APIServer{
 			ObjectMeta: metav1.ObjectMeta{Name: "cluster"},
 			Spec: configv1.APIServerSpec{TLSSecurityProfile: &configv1.TLSSecurityProfile{
@@ -52,7 +52,7 @@ func TestObservedClusterConfigRollsTheOperand(t *testing.T) {
 	})
 
 	t.Run("the HighNodeUtilization scheduler profile", func(t *testing.T) {
-		before := o.deployment(t)
+		before, _ := o.settled(t)
 		_, err := openshift.Schedulers().Create(ctx, &configv1.Scheduler{
 			ObjectMeta: metav1.ObjectMeta{Name: "cluster"},
 			Spec:       configv1.SchedulerSpec{Profile: configv1.HighNodeUtilization},

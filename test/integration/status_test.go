@@ -15,6 +15,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/component-base/metrics/legacyregistry"
+	"k8s.io/klog/v2"
 	"k8s.io/utils/ptr"
 
 	secondaryschedulerv1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1"
@@ -220,4 +221,18 @@ func satisfied(ok bool, seen interface{}) (bool, error) {
 		return true, nil
 	}
 	return false, fmt.Errorf("saw %+v", seen)
+}
+
+func TestOperatorLogLevelChangesVerbosityWithoutRestart(t *testing.T) {
+	o := startOperator(t)
+	o.createSecondaryScheduler(t, secondaryschedulerv1.SecondarySchedulerSpec{})
+	ctx := context.Background()
+	o.updateSpec(t, func(spec *secondaryschedulerv1.SecondarySchedulerSpec) { spec.OperatorLogLevel = operatorv1.Debug })
+	framework.WaitFor(ctx, t, "klog verbosity 4 (Debug)", func() (bool, error) {
+		return satisfied(klog.V(4).Enabled() && !klog.V(5).Enabled(), "a different verbosity")
+	})
+	o.updateSpec(t, func(spec *secondaryschedulerv1.SecondarySchedulerSpec) { spec.OperatorLogLevel = operatorv1.Normal })
+	framework.WaitFor(ctx, t, "klog verbosity 2 (Normal)", func() (bool, error) {
+		return satisfied(klog.V(2).Enabled() && !klog.V(3).Enabled(), "a different verbosity")
+	})
 }

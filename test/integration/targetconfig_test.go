@@ -109,6 +109,31 @@ func (o *operatorUnderTest) waitForRollout(t *testing.T, before *appsv1.Deployme
 	return after
 }
 
+// settled waits until the operator has stopped changing the Deployment and the
+// merged ConfigMap (a new SecondaryScheduler may still get observed config), and
+// returns them.
+func (o *operatorUnderTest) settled(t *testing.T) (*appsv1.Deployment, *corev1.ConfigMap) {
+	t.Helper()
+	ctx := context.Background()
+	var d *appsv1.Deployment
+	var cm *corev1.ConfigMap
+	framework.WaitFor(ctx, t, "the operand to settle", func() (bool, error) {
+		before := o.deployment(t)
+		beforeCM, err := o.admin.Kube.CoreV1().ConfigMaps(operandNS).Get(ctx, render.ConfigMapName, metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		time.Sleep(1500 * time.Millisecond)
+		d = o.deployment(t)
+		cm, err = o.admin.Kube.CoreV1().ConfigMaps(operandNS).Get(ctx, render.ConfigMapName, metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		return d.Generation == before.Generation && cm.ResourceVersion == beforeCM.ResourceVersion, nil
+	})
+	return d, cm
+}
+
 func (o *operatorUnderTest) condition(t *testing.T, conditionType string) *operatorv1.OperatorCondition {
 	t.Helper()
 	ss, err := o.admin.Operator.OperatorV1().SecondarySchedulers().Get(context.Background(), "cluster", metav1.GetOptions{})
@@ -259,7 +284,7 @@ func TestRolloutsFollowInputsAndNothingElse(t *testing.T) {
 		return err == nil && ss.Status.ConfigHash != "" && len(ss.Status.SchedulerNames) == 1 && ss.Status.SchedulerNames[0] == "secondary-scheduler", err
 	})
 	o.waitForDegraded(t, operatorv1.ConditionFalse)
-	before := o.deployment(t)
+	before, _ := o.settled(t)
 
 	t.Run("user ConfigMap change rolls the Deployment", func(t *testing.T) {
 		o.setUserConfig(t, "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nprofiles:\n- schedulerName: secondary-scheduler\n- schedulerName: gang-scheduler\n")
@@ -333,11 +358,7 @@ func TestBadInputNeverReachesTheRunningScheduler(t *testing.T) {
 	o.createSecondaryScheduler(t, secondaryschedulerv1.SecondarySchedulerSpec{SchedulerConfig: userConfig})
 	o.waitForDegraded(t, operatorv1.ConditionFalse)
 	ctx := context.Background()
-	lastGood := o.deployment(t)
-	lastGoodConfig, err := o.admin.Kube.CoreV1().ConfigMaps(operandNS).Get(ctx, render.ConfigMapName, metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	lastGood, lastGoodConfig := o.settled(t)
 	untouched := func(t *testing.T) {
 		t.Helper()
 		framework.Consistently(ctx, t, time.Second, "the Deployment and merged ConfigMap to stay as they were", func() (bool, error) {
@@ -409,9 +430,16 @@ func TestBadInputNeverReachesTheRunningScheduler(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.apply(t)
+			restored := false
+			t.Cleanup(func() {
+				if !restored {
+					tc.restore(t)
+				}
+			})
 			o.waitForDegraded(t, operatorv1.ConditionTrue, tc.messages...)
 			untouched(t)
 			tc.restore(t)
+			restored = true
 			o.waitForDegraded(t, operatorv1.ConditionFalse)
 		})
 	}
@@ -426,7 +454,7 @@ func TestManagementStates(t *testing.T) {
 	})
 	ctx := context.Background()
 	kube := o.admin.Kube
-	managed := o.deployment(t)
+	managed, _ := o.settled(t)
 
 	t.Run("Unmanaged writes nothing", func(t *testing.T) {
 		o.updateSpec(t, func(spec *secondaryschedulerv1.SecondarySchedulerSpec) { spec.ManagementState = operatorv1.Unmanaged })

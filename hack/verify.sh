@@ -19,8 +19,7 @@ before=$(mktemp)
 trap 'rm -f "$before"' EXIT
 fingerprint >"$before"
 hack/update-codegen.sh >/dev/null
-GOFLAGS= go mod tidy
-GOFLAGS= go mod vendor
+flock /tmp/secondary-scheduler-operator-vendor.lock sh -c 'GOFLAGS= go mod tidy && GOFLAGS= go mod vendor' 
 if ! diff -u "$before" <(fingerprint); then
   echo "generated code, CRDs or vendor/ are stale: run 'make update' and commit the result" >&2
   exit 1

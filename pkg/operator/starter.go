@@ -89,6 +89,7 @@ func RunOperator(ctx context.Context, cc *controllercmd.ControllerContext) error
 				configClient.ConfigV1(), configInformers.Config().V1().ClusterOperators(), operatorClient, versions, cc.EventRecorder, cc.Clock),
 		)
 	}
+	metrics.CountSimulatorsWith(simulatorcontroller.CountByPhase(crInformers.Simulation().V1alpha1().Simulators().Lister()))
 	simulators := simulatorcontroller.NewSimulatorController(kubeClient, crClient, crInformers.Simulation().V1alpha1().Simulators(),
 		simulatorObjects.Core().V1().Pods(), simulatorObjects.Core().V1().Services(), cc.EventRecorder)
 

@@ -207,6 +207,7 @@ func TestStatusFollowsTheOperand(t *testing.T) {
 			`secondary_scheduler_operator_controller_sync_duration_seconds_count{controller="OperandStatusController"}`,
 			"secondary_scheduler_operator_scheduler_config_valid 1",
 			"secondary_scheduler_operator_operand_ready_replicas 1",
+			`secondary_scheduler_operator_simulators{phase="Available"}`,
 		} {
 			if !strings.Contains(string(body), series) {
 				t.Errorf("/metrics lacks %s", series)

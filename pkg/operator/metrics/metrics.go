@@ -6,6 +6,7 @@ package metrics
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/openshift/library-go/pkg/controller/factory"
@@ -54,12 +55,8 @@ var (
 		StabilityLevel: metrics.ALPHA,
 	})
 
-	simulatorsByPhase = metrics.NewGaugeVec(&metrics.GaugeOpts{
-		Namespace:      namespace,
-		Name:           "simulators",
-		Help:           "Simulators by phase (Pending, Creating, Available).",
-		StabilityLevel: metrics.ALPHA,
-	}, []string{"phase"})
+	simulatorsDesc = metrics.NewDesc(namespace+"_simulators", "Simulators by phase (Pending, Creating, Available).",
+		[]string{"phase"}, nil, metrics.ALPHA, "")
 
 	registerOnce sync.Once
 )
@@ -67,7 +64,8 @@ var (
 // Register registers every metric once; later calls do nothing.
 func Register() {
 	registerOnce.Do(func() {
-		legacyregistry.MustRegister(buildInfo, syncs, syncDuration, configValid, operandReadyReplicas, simulatorsByPhase)
+		legacyregistry.MustRegister(buildInfo, syncs, syncDuration, configValid, operandReadyReplicas)
+		legacyregistry.CustomMustRegister(simulators)
 		v := version.Get()
 		buildInfo.WithLabelValues(v.GitVersion, v.GitCommit, v.GoVersion).Set(1)
 	})
@@ -102,9 +100,30 @@ func SetOperandReadyReplicas(n int32) {
 	operandReadyReplicas.Set(float64(n))
 }
 
-// SetSimulatorsByPhase records how many Simulators are in each phase.
-func SetSimulatorsByPhase(counts map[string]int) {
+// CountSimulatorsWith makes every scrape count Simulators by phase with
+// countByPhase, which reads a cache: nothing is kept up to date between scrapes.
+// The last call wins (tests run the operator more than once per process).
+func CountSimulatorsWith(countByPhase func() map[string]int) {
+	Register()
+	simulators.count.Store(&countByPhase)
+}
+
+type simulatorCollector struct {
+	metrics.BaseStableCollector
+	count atomic.Pointer[func() map[string]int]
+}
+
+var simulators = &simulatorCollector{}
+
+func (c *simulatorCollector) DescribeWithStability(ch chan<- *metrics.Desc) { ch <- simulatorsDesc }
+
+func (c *simulatorCollector) CollectWithStability(ch chan<- metrics.Metric) {
+	count := c.count.Load()
+	if count == nil {
+		return
+	}
+	counts := (*count)()
 	for _, phase := range []string{"Pending", "Creating", "Available"} {
-		simulatorsByPhase.WithLabelValues(phase).Set(float64(counts[phase]))
+		ch <- metrics.NewLazyConstMetric(simulatorsDesc, metrics.GaugeValue, float64(counts[phase]), phase)
 	}
 }

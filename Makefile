@@ -36,8 +36,20 @@ test-integration:
 	hack/controlplane/build.sh --envtest-only
 	KUBEBUILDER_ASSETS=$(CURDIR)/_output/controlplane/bin go test ./test/framework/... ./test/integration/... -count=1 -timeout 30m
 
+# The full stack (etcd, kube-apiserver, kube-controller-manager, kube-scheduler,
+# kwok), manifests/ applied, the operator as a host process, go test ./test/e2e/...
+# E2E_FLAGS=--no-openshift-crds runs it as on plain Kubernetes.
 test-e2e: controlplane build
-	hack/test-e2e.sh
+	hack/test-e2e.sh $(E2E_FLAGS)
+
+# The README's main command: builds, starts everything in _output/local, runs an
+# example SecondaryScheduler and schedules demo pods through it.
+.PHONY: run-local stop-local
+run-local:
+	hack/run-local.sh
+
+stop-local:
+	hack/stop-local.sh
 
 update: update-codegen vendor
 	gofmt -w $(shell git ls-files '*.go' | grep -v '^vendor/')

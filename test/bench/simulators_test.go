@@ -40,7 +40,8 @@ func TestMain(m *testing.M) {
 // BenchmarkSimulators creates N Simulators (SIMULATOR_BENCH_N, default 500) in one
 // namespace with the simulator controller running in-process as in the operator
 // (clients at ClientQPS/ClientBurst, SIMULATOR_BENCH_WORKERS workers, default
-// DefaultWorkers), plays the kubelet (marks each Pod Ready as soon as it exists:
+// DefaultWorkers; SIMULATOR_BENCH_QPS sets the client QPS, burst twice that),
+// plays the kubelet (marks each Pod Ready as soon as it exists:
 // envtest runs no kubelet), and reports the time until all Pods exist, until all
 // Simulators are Available, and the controller's API requests per Simulator:
 //
@@ -48,9 +49,10 @@ func TestMain(m *testing.M) {
 func BenchmarkSimulators(b *testing.B) {
 	n := envInt(b, "SIMULATOR_BENCH_N", 500)
 	workers := envInt(b, "SIMULATOR_BENCH_WORKERS", simulatorcontroller.DefaultWorkers)
+	qps := envInt(b, "SIMULATOR_BENCH_QPS", simulatorcontroller.ClientQPS)
 	env := framework.Shared(b)
 	for i := 0; i < b.N; i++ {
-		benchOnce(b, env, n, workers)
+		benchOnce(b, env, n, workers, qps)
 	}
 }
 
@@ -68,9 +70,9 @@ func envInt(b *testing.B, name string, def int) int {
 
 // runController runs the controller until the benchmark ends, its requests
 // counted, its informers limited to one namespace.
-func runController(b *testing.B, cfg *rest.Config, ns string, workers int) (*framework.RequestCounter, events.InMemoryRecorder) {
+func runController(b *testing.B, cfg *rest.Config, ns string, workers, qps int) (*framework.RequestCounter, events.InMemoryRecorder) {
 	counted, counter := framework.CountRequests(cfg)
-	counted.QPS, counted.Burst = simulatorcontroller.ClientQPS, simulatorcontroller.ClientBurst
+	counted.QPS, counted.Burst = float32(qps), 2*qps
 	kube := kubernetes.NewForConfigOrDie(counted)
 	sims := versioned.NewForConfigOrDie(counted)
 	kubeInformers := informers.NewSharedInformerFactoryWithOptions(kube, 10*time.Minute,
@@ -127,7 +129,9 @@ func ready() corev1.PodStatus {
 	}}
 }
 
-func benchOnce(b *testing.B, env *framework.Env, n, workers int) {
+func benchOnce(b *testing.B, env *framework.Env, n, workers, qps int) {
+	// Cancelling stops the test's informers and kubelet (before the namespace is
+	// deleted, at cleanup).
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	ns := env.CreateNamespace(b, "sim-bench")
@@ -145,8 +149,6 @@ func benchOnce(b *testing.B, env *framework.Env, n, workers int) {
 	simWatch.Start(ctx.Done())
 	podInformers.WaitForCacheSync(ctx.Done())
 	simWatch.WaitForCacheSync(ctx.Done())
-	defer podInformers.Shutdown()
-	defer simWatch.Shutdown()
 	for i := 0; i < 8; i++ {
 		go func() {
 			for {
@@ -164,7 +166,7 @@ func benchOnce(b *testing.B, env *framework.Env, n, workers int) {
 		}()
 	}
 
-	counter, recorder := runController(b, env.Config, ns, workers)
+	counter, recorder := runController(b, env.Config, ns, workers, qps)
 	time.Sleep(time.Second) // the controller's informers synced
 	counter.Reset()
 
@@ -221,7 +223,7 @@ func benchOnce(b *testing.B, env *framework.Env, n, workers int) {
 	b.ReportMetric(perSim, "requests/simulator")
 	b.ReportMetric(0, "ns/op")
 	b.Logf("N=%d workers=%d client QPS/burst=%d/%d: %d Simulators created in %s; all Pods exist after %s; all Available after %s",
-		n, workers, simulatorcontroller.ClientQPS, simulatorcontroller.ClientBurst, n, created.Round(time.Millisecond),
+		n, workers, qps, 2*qps, n, created.Round(time.Millisecond),
 		podsAt.Round(time.Millisecond), availableAt.Round(time.Millisecond))
 	b.Logf("controller requests until all Available: %d (%.2f per Simulator), by verb %v; %d events (%.2f per Simulator; in-memory recorder, not sent)",
 		total, perSim, counts, events, float64(events)/float64(n))

@@ -71,14 +71,40 @@ func simctlRun(t testing.TB, cfg *rest.Config, namespace string, workers int) (*
 func simctlSetup(t *testing.T, prefix string) (*framework.Env, string, *framework.RequestCounter) {
 	t.Helper()
 	env := framework.Shared(t)
+	ns, counter := simctlSetupIn(t, env, prefix, simctlRole)
+	return env, ns, counter
+}
+
+func simctlSetupIn(t *testing.T, env *framework.Env, prefix string, role *rbacv1.ClusterRole) (string, *framework.RequestCounter) {
+	t.Helper()
 	ns := env.CreateNamespace(t, prefix)
-	_, err := env.Admin.Kube.RbacV1().ClusterRoles().Create(context.Background(), simctlRole, metav1.CreateOptions{})
+	_, err := env.Admin.Kube.RbacV1().ClusterRoles().Create(context.Background(), role, metav1.CreateOptions{})
 	if err != nil && !apierrors.IsAlreadyExists(err) {
 		t.Fatal(err)
 	}
-	cfg := env.ServiceAccountConfig(t, ns, "simulator-controller", framework.ClusterRoleIn(ns, simctlRole.Name))
+	cfg := env.ServiceAccountConfig(t, ns, "simulator-controller", framework.ClusterRoleIn(ns, role.Name))
 	counter, _ := simctlRun(t, cfg, ns, 2)
-	return env, ns, counter
+	return ns, counter
+}
+
+// TestSimulatorOwnerReferencesNeedFinalizers: with the admission plugin OpenShift
+// enables (OwnerReferencesPermissionEnforcement), setting blockOwnerDeletion takes
+// update on simulators/finalizers. Without it nothing is created, and the status
+// says why; with it (simctlRole) the Simulator starts.
+func TestSimulatorOwnerReferencesNeedFinalizers(t *testing.T) {
+	env := framework.StartForTest(t, framework.Options{WithoutOpenShiftCRDs: true, ExtraAPIServerArgs: map[string][]string{
+		"enable-admission-plugins": {"OwnerReferencesPermissionEnforcement"},
+	}})
+	without := simctlRole.DeepCopy()
+	without.Name = "test-simulator-controller-without-finalizers"
+	without.Rules[1].Resources = []string{"simulators/status"}
+	ns, _ := simctlSetupIn(t, env, "sim-no-finalizers", without)
+	simctlCreate(t, env, ns, &simv1alpha1.Simulator{ObjectMeta: metav1.ObjectMeta{Name: "sim"}})
+	simctlWaitStatus(t, env, ns, "sim", "Pending: forbidden", simctlPhase(simv1alpha1.SimulatorPending, true, "forbidden"))
+
+	ns, _ = simctlSetupIn(t, env, "sim-finalizers", simctlRole)
+	simctlCreate(t, env, ns, &simv1alpha1.Simulator{ObjectMeta: metav1.ObjectMeta{Name: "sim"}})
+	simctlWaitStatus(t, env, ns, "sim", "Creating", simctlPhase(simv1alpha1.SimulatorCreating, false, simulatorcontroller.MessageWaitingForPod))
 }
 
 func simctlCreate(t *testing.T, env *framework.Env, ns string, sim *simv1alpha1.Simulator) *simv1alpha1.Simulator {
@@ -526,5 +552,29 @@ func TestSimulatorInvalidSpec(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestSimulatorExamples: every example in examples/simulators is admitted, and the
+// Pod each renders is accepted by the API server.
+func TestSimulatorExamples(t *testing.T) {
+	env := framework.Shared(t)
+	const ns = "simulators" // the examples' namespace
+	t.Cleanup(func() {
+		if err := env.DeleteNamespace(context.Background(), ns); err != nil {
+			t.Errorf("deleting namespace %s: %v", ns, err)
+		}
+	})
+	var names []string
+	for _, f := range []string{"basic.yaml", "external-etcd.yaml", "persistent-etcd.yaml", "scheduler-config.yaml", "newer-image-kwok.yaml"} {
+		for _, obj := range env.ApplyFiles(t, "examples/simulators/"+f) {
+			if obj.GetKind() == "Simulator" {
+				names = append(names, obj.GetName())
+			}
+		}
+	}
+	simctlRun(t, env.Config, ns, 2)
+	for _, name := range names {
+		simctlWaitStatus(t, env, ns, name, name+" Creating", simctlPhase(simv1alpha1.SimulatorCreating, false, simulatorcontroller.MessageWaitingForPod))
 	}
 }

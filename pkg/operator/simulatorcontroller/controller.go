@@ -221,6 +221,9 @@ func (c *simulatorController) sync(ctx context.Context, syncCtx factory.SyncCont
 	if err := c.updateStatus(ctx, sim, obs, url); err != nil {
 		errs = append(errs, err)
 	}
+	if len(errs) == 1 {
+		return errs[0] // as is: it may be factory.SyntheticRequeueError
+	}
 	return utilerrors.NewAggregate(errs)
 }
 
@@ -250,6 +253,10 @@ func (c *simulatorController) updateStatus(ctx context.Context, sim *simv1alpha1
 	switch {
 	case apierrors.IsNotFound(err):
 		return nil
+	case apierrors.IsConflict(err):
+		// The Simulator changed meanwhile: its watch event brings the next sync.
+		klog.V(4).InfoS("Simulator changed while its status was written", "simulator", klog.KObj(sim))
+		return factory.SyntheticRequeueError
 	case err != nil:
 		return fmt.Errorf("updating the status of Simulator %s/%s: %w", sim.Namespace, sim.Name, err)
 	}

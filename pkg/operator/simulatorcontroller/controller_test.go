@@ -315,5 +315,4 @@ func TestQueueKeys(t *testing.T) {
 	if opts.LabelSelector != SimulatorLabel {
 		t.Errorf("selector %q", opts.LabelSelector)
 	}
-	var _ runtime.Object = pod
 }

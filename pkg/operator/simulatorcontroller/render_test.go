@@ -340,14 +340,16 @@ func TestSpecHash(t *testing.T) {
 		}
 	}
 	differ := map[string]func(*simv1alpha1.Simulator){
-		"image":        func(s *simv1alpha1.Simulator) { s.Spec.Image = "example.com/sim:2" },
-		"port":         func(s *simv1alpha1.Simulator) { s.Spec.SimulatorServerPort = 1313 },
-		"cors":         func(s *simv1alpha1.Simulator) { s.Spec.CORSAllowedOriginList = []string{"http://a.example"} },
-		"etcd":         func(s *simv1alpha1.Simulator) { s.Spec.EtcdURL = ptr.To("http://etcd:2379") },
-		"config path":  func(s *simv1alpha1.Simulator) { s.Spec.KubeSchedulerConfigurationPath = "/c.yaml" },
-		"template":     func(s *simv1alpha1.Simulator) { s.Spec.PodTemplate = fullTemplate() },
-		"template tag": func(s *simv1alpha1.Simulator) { s.Spec.PodTemplate = &corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"a": "b"}}} },
-		"recreated":    func(s *simv1alpha1.Simulator) { s.UID = "another" },
+		"image":       func(s *simv1alpha1.Simulator) { s.Spec.Image = "example.com/sim:2" },
+		"port":        func(s *simv1alpha1.Simulator) { s.Spec.SimulatorServerPort = 1313 },
+		"cors":        func(s *simv1alpha1.Simulator) { s.Spec.CORSAllowedOriginList = []string{"http://a.example"} },
+		"etcd":        func(s *simv1alpha1.Simulator) { s.Spec.EtcdURL = ptr.To("http://etcd:2379") },
+		"config path": func(s *simv1alpha1.Simulator) { s.Spec.KubeSchedulerConfigurationPath = "/c.yaml" },
+		"template":    func(s *simv1alpha1.Simulator) { s.Spec.PodTemplate = fullTemplate() },
+		"template tag": func(s *simv1alpha1.Simulator) {
+			s.Spec.PodTemplate = &corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"a": "b"}}}
+		},
+		"recreated": func(s *simv1alpha1.Simulator) { s.UID = "another" },
 	}
 	for name, m := range differ {
 		r, _ := Render(newSimulator("sim", m))

@@ -121,7 +121,9 @@ func TestDesiredStatus(t *testing.T) {
 	}
 
 	// Ready: Available=True from t1, Degraded keeps its transition time.
-	ready := testPod(func(p *corev1.Pod) { p.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue}} })
+	ready := testPod(func(p *corev1.Pod) {
+		p.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue}}
+	})
 	available := desiredStatus(sim, observePod(ready), url, t1)
 	if available.Phase != simv1alpha1.SimulatorAvailable || !strings.Contains(*available.Message, url) {
 		t.Errorf("available: %+v", available)

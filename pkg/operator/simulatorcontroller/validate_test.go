@@ -56,11 +56,15 @@ func TestValidate(t *testing.T) {
 		{name: "etcdURL list", mutate: func(s *simv1alpha1.Simulator) { s.Spec.EtcdURL = ptr.To("http://a:2379,http://b:2379") },
 			want: []string{"spec.etcdURL", "commas"}},
 
-		{name: "CORS origin not a URL", mutate: func(s *simv1alpha1.Simulator) { s.Spec.CORSAllowedOriginList = []string{"http://ok.example", "localhost:3000"} },
+		{name: "CORS origin not a URL", mutate: func(s *simv1alpha1.Simulator) {
+			s.Spec.CORSAllowedOriginList = []string{"http://ok.example", "localhost:3000"}
+		},
 			want: []string{"spec.corsAllowedOriginList[1]", "http://localhost:3000", "ignores the whole list"}},
 		{name: "CORS origin relative", mutate: func(s *simv1alpha1.Simulator) { s.Spec.CORSAllowedOriginList = []string{"/ui"} },
 			want: []string{"spec.corsAllowedOriginList[0]", "scheme and a host"}},
-		{name: "CORS origin with a comma", mutate: func(s *simv1alpha1.Simulator) { s.Spec.CORSAllowedOriginList = []string{"http://a.example,http://b.example"} },
+		{name: "CORS origin with a comma", mutate: func(s *simv1alpha1.Simulator) {
+			s.Spec.CORSAllowedOriginList = []string{"http://a.example,http://b.example"}
+		},
 			want: []string{"spec.corsAllowedOriginList[0]", "commas"}},
 		{name: "CORS origin empty", mutate: func(s *simv1alpha1.Simulator) { s.Spec.CORSAllowedOriginList = []string{""} },
 			want: []string{"spec.corsAllowedOriginList[0]"}},

@@ -1,0 +1,49 @@
+// Command run-operand plays kubelet for the secondary scheduler on a local
+// control plane with kwok nodes: it runs the real kube-scheduler binary as a host
+// process with the operand Deployment's arguments, the operator-written
+// configuration and a token of the operand's ServiceAccount, and keeps it in line
+// with them until it receives SIGTERM or SIGINT. See package operandrunner.
+//
+//	run-operand --kubeconfig=ADMIN --kube-scheduler=BIN --dir=DIR
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"log"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/openshift/secondary-scheduler-operator/test/e2e/operandrunner"
+)
+
+func main() {
+	kubeconfig := flag.String("kubeconfig", os.Getenv("KUBECONFIG"), "kubeconfig of a user who may read the operand and request ServiceAccount tokens")
+	binary := flag.String("kube-scheduler", "", "path of the kube-scheduler binary")
+	dir := flag.String("dir", "", "directory for the scheduler's kubeconfig, token, config.yaml, log and pid file")
+	flag.Parse()
+	if *kubeconfig == "" || *binary == "" || *dir == "" || flag.NArg() > 0 {
+		fmt.Fprintln(os.Stderr, "usage: run-operand --kubeconfig=FILE --kube-scheduler=BIN --dir=DIR")
+		os.Exit(2)
+	}
+	admin, err := clientcmd.BuildConfigFromFlags("", *kubeconfig)
+	if err != nil {
+		log.Fatal(err)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+	defer stop()
+	log.SetPrefix("run-operand: ")
+	err = operandrunner.Run(ctx, operandrunner.Options{
+		Admin:         admin,
+		KubeScheduler: *binary,
+		Dir:           *dir,
+		Logf:          log.Printf,
+	}, nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+}

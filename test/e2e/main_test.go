@@ -1,0 +1,99 @@
+// Package e2e tests the operator as users run it: on a full control plane
+// (etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kwok nodes)
+// with manifests/ applied and the operator running as a host process with its own
+// ServiceAccount's token. hack/test-e2e.sh (make test-e2e) sets that up and runs
+// these tests with E2E_* variables describing it; without them the tests that
+// need a cluster skip, and the offline ones (examples render, manifests lint)
+// still run.
+//
+// kwok runs no containers, so the tests play kubelet for the secondary
+// scheduler (package operandrunner): the real kube-scheduler binary runs with
+// the operand Deployment's arguments, the operator's ConfigMap and the operand
+// ServiceAccount's token.
+//
+// The tests share one cluster and the singleton SecondaryScheduler "cluster":
+// they run one after the other, each applying the spec it needs.
+package e2e
+
+import (
+	"fmt"
+	"os"
+	"testing"
+
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/openshift/secondary-scheduler-operator/test/framework"
+)
+
+// cluster describes the stack hack/test-e2e.sh started.
+type cluster struct {
+	kubeconfig string
+	config     *rest.Config
+	admin      *framework.Clients
+	// bin holds kubectl and kube-scheduler.
+	bin string
+	// adminCert and adminKey are a system:masters client certificate.
+	adminCert, adminKey string
+	// operatorAddress is the operator's --listen host:port.
+	operatorAddress string
+	operatorVersion string
+	// openShift says whether the OpenShift config CRDs are installed.
+	openShift bool
+	// dir is the run's work directory (the harness's kube-scheduler files go there).
+	dir string
+}
+
+var stack *cluster
+
+func TestMain(m *testing.M) {
+	if os.Getenv("E2E_KUBECONFIG") != "" {
+		c, err := fromEnv()
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "e2e:", err)
+			os.Exit(1)
+		}
+		stack = c
+	}
+	os.Exit(m.Run())
+}
+
+func fromEnv() (*cluster, error) {
+	c := &cluster{
+		kubeconfig:      os.Getenv("E2E_KUBECONFIG"),
+		bin:             os.Getenv("E2E_CONTROLPLANE_BIN"),
+		adminCert:       os.Getenv("E2E_ADMIN_CERT"),
+		adminKey:        os.Getenv("E2E_ADMIN_KEY"),
+		operatorAddress: os.Getenv("E2E_OPERATOR_ADDRESS"),
+		operatorVersion: os.Getenv("E2E_OPERATOR_VERSION"),
+		openShift:       os.Getenv("E2E_OPENSHIFT") == "true",
+		dir:             os.Getenv("E2E_DIR"),
+	}
+	for name, v := range map[string]string{
+		"E2E_CONTROLPLANE_BIN": c.bin, "E2E_OPERATOR_ADDRESS": c.operatorAddress, "E2E_DIR": c.dir,
+		"E2E_ADMIN_CERT": c.adminCert, "E2E_ADMIN_KEY": c.adminKey,
+	} {
+		if v == "" {
+			return nil, fmt.Errorf("%s is not set (hack/test-e2e.sh sets every E2E_ variable)", name)
+		}
+	}
+	var err error
+	if c.config, err = clientcmd.BuildConfigFromFlags("", c.kubeconfig); err != nil {
+		return nil, err
+	}
+	c.config.QPS, c.config.Burst = 50, 100
+	if c.admin, err = framework.NewClients(c.config); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// needCluster skips a test that needs the stack of hack/test-e2e.sh when it
+// does not run.
+func needCluster(t *testing.T) *cluster {
+	t.Helper()
+	if stack == nil {
+		t.Skip("no e2e cluster: run `make test-e2e` (hack/test-e2e.sh starts one and sets E2E_KUBECONFIG)")
+	}
+	return stack
+}

@@ -1,0 +1,67 @@
+package operandrunner
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	"sigs.k8s.io/yaml"
+)
+
+func TestSchedulerArgs(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		in   []string
+		want []string
+	}{
+		{
+			name: "the operator's arguments",
+			in:   []string{"--config=/etc/secondary-scheduler/config.yaml", "-v=2"},
+			want: []string{"-v=2"},
+		},
+		{
+			name: "serving certificate paths of the pod are dropped, TLS settings kept",
+			in: []string{"--config=/etc/secondary-scheduler/config.yaml", "--tls-cert-file=/var/run/secrets/serving-cert/tls.crt",
+				"--tls-private-key-file=/var/run/secrets/serving-cert/tls.key", "--tls-min-version=VersionTLS12"},
+			want: []string{"--tls-min-version=VersionTLS12"},
+		},
+		{
+			name: "--config as two arguments",
+			in:   []string{"--config", "/etc/x.yaml", "--v=4"},
+			want: []string{"--v=4"},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			want := append(tc.want, "--config=/d/config.yaml", "--secure-port=0",
+				"--authentication-kubeconfig=/d/kubeconfig", "--authorization-kubeconfig=/d/kubeconfig")
+			if got := SchedulerArgs(tc.in, "/d/config.yaml", "/d/kubeconfig"); !reflect.DeepEqual(got, want) {
+				t.Errorf("SchedulerArgs(%q) =\n%q, want\n%q", tc.in, got, want)
+			}
+		})
+	}
+}
+
+func TestWriteConfigPointsAtTheKubeconfig(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "config.yaml")
+	in := []byte("apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n" +
+		"clientConnection:\n  kubeconfig: \"\"\n  qps: 50\nprofiles:\n- schedulerName: secondary-scheduler\n")
+	if err := writeConfig(in, "/d/kubeconfig", path); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got, want map[string]interface{}
+	if err := yaml.Unmarshal(data, &got); err != nil {
+		t.Fatal(err)
+	}
+	if err := yaml.Unmarshal(in, &want); err != nil {
+		t.Fatal(err)
+	}
+	want["clientConnection"].(map[string]interface{})["kubeconfig"] = "/d/kubeconfig"
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("wrote %v, want %v", got, want)
+	}
+}

@@ -22,6 +22,7 @@ build:
 test:
 	$(MAKE) test-unit
 	$(MAKE) test-integration
+	$(MAKE) test-e2e
 
 test-unit:
 	go test ./cmd/... ./pkg/...

@@ -86,7 +86,8 @@ func RunOperator(ctx context.Context, cc *controllercmd.ControllerContext) error
 		controllers = append(controllers,
 			configobservercontroller.NewConfigObserver(operatorClient, configInformers, cc.EventRecorder),
 			status.NewClusterOperatorStatusController(operatorclient.ClusterOperatorName, operatorclient.RelatedObjects(),
-				configClient.ConfigV1(), configInformers.Config().V1().ClusterOperators(), operatorClient, versions, cc.EventRecorder, cc.Clock),
+				configClient.ConfigV1(), configInformers.Config().V1().ClusterOperators(), operatorclient.WithoutUnionConditions(operatorClient),
+				versions, cc.EventRecorder, cc.Clock),
 		)
 	}
 	metrics.CountSimulatorsWith(simulatorcontroller.CountByPhase(crInformers.Simulation().V1alpha1().Simulators().Lister()))

@@ -3,6 +3,7 @@
 package operatorclient
 
 import (
+	"context"
 	"fmt"
 
 	configv1 "github.com/openshift/api/config/v1"
@@ -99,4 +100,42 @@ func RelatedObjects() []configv1.ObjectReference {
 		{Group: "rbac.authorization.k8s.io", Resource: "clusterroles", Name: "secondary-scheduler-extra"},
 		{Group: "rbac.authorization.k8s.io", Resource: "clusterrolebindings", Name: "secondary-scheduler-extra"},
 	}
+}
+
+// unionConditionTypes are the roll-ups the operand status controller writes on
+// the SecondaryScheduler for `oc get`; they are not inputs of another roll-up.
+var unionConditionTypes = map[string]bool{"Available": true, "Progressing": true, "Degraded": true, "Upgradeable": true}
+
+// WithoutUnionConditions returns client with the SecondaryScheduler's own
+// Available/Progressing/Degraded roll-ups hidden, for library-go's ClusterOperator
+// status controller: it unions every condition whose type ends in Degraded, and
+// would otherwise count each problem twice.
+func WithoutUnionConditions(client v1helpers.OperatorClient) v1helpers.OperatorClient {
+	return unionHidden{client}
+}
+
+type unionHidden struct{ v1helpers.OperatorClient }
+
+func (u unionHidden) GetOperatorState() (*operatorv1.OperatorSpec, *operatorv1.OperatorStatus, string, error) {
+	spec, status, rv, err := u.OperatorClient.GetOperatorState()
+	return spec, hideUnions(status), rv, err
+}
+
+func (u unionHidden) GetOperatorStateWithQuorum(ctx context.Context) (*operatorv1.OperatorSpec, *operatorv1.OperatorStatus, string, error) {
+	spec, status, rv, err := u.OperatorClient.GetOperatorStateWithQuorum(ctx)
+	return spec, hideUnions(status), rv, err
+}
+
+func hideUnions(status *operatorv1.OperatorStatus) *operatorv1.OperatorStatus {
+	if status == nil {
+		return nil
+	}
+	out := status.DeepCopy()
+	out.Conditions = nil
+	for _, c := range status.Conditions {
+		if !unionConditionTypes[c.Type] {
+			out.Conditions = append(out.Conditions, c)
+		}
+	}
+	return out
 }

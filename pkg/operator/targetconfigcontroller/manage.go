@@ -18,6 +18,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	secondaryschedulerv1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1"
+	secondaryschedulerapply "github.com/openshift/secondary-scheduler-operator/pkg/generated/applyconfiguration/operator/v1"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render"
 )
 
@@ -137,10 +138,12 @@ func (c *targetConfigController) updateStatus(ctx context.Context, ss *secondary
 	if slices.Equal(ss.Status.SchedulerNames, objs.SchedulerNames) && ss.Status.ConfigHash == objs.ConfigHash {
 		return nil
 	}
-	updated := ss.DeepCopy()
-	updated.Status.SchedulerNames = objs.SchedulerNames
-	updated.Status.ConfigHash = objs.ConfigHash
-	_, err := c.statusClient.SecondarySchedulers().UpdateStatus(ctx, updated, metav1.UpdateOptions{})
+	// Server-side apply of just these two fields: no resourceVersion, so no
+	// conflict with the other controllers writing conditions at the same time.
+	status := secondaryschedulerapply.SecondarySchedulerStatus().WithSchedulerNames(objs.SchedulerNames...).WithConfigHash(objs.ConfigHash)
+	_, err := c.statusClient.SecondarySchedulers().ApplyStatus(ctx,
+		secondaryschedulerapply.SecondaryScheduler(ss.Name).WithStatus(status),
+		metav1.ApplyOptions{FieldManager: "TargetConfigController", Force: true})
 	return err
 }
 

@@ -27,6 +27,8 @@ const (
 // +genclient:nonNamespaced
 // +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
 // +kubebuilder:object:root=true
+// +kubebuilder:metadata:annotations="include.release.openshift.io/self-managed-high-availability=true"
+// +kubebuilder:metadata:annotations="include.release.openshift.io/single-node-developer=true"
 // +kubebuilder:resource:path=secondaryschedulers,scope=Cluster,shortName=secsched
 // +kubebuilder:subresource:status
 // +kubebuilder:printcolumn:name="State",type=string,JSONPath=`.spec.managementState`

@@ -26,7 +26,8 @@ func NewConfigObserver(operatorClient v1helpers.OperatorClient, configInformers 
 		PreRunCachesSynced: []cache.InformerSynced{apiServers.Informer().HasSynced, schedulers.Informer().HasSynced},
 	}
 	return configobserver.NewConfigObserver("SecondaryScheduler", operatorClient, recorder, listers,
-		[]factory.Informer{apiServers.Informer(), schedulers.Informer()},
+		// The CR too: a new SecondaryScheduler gets its observed config at once, not at the next resync.
+		[]factory.Informer{apiServers.Informer(), schedulers.Informer(), operatorClient.Informer()},
 		configobservation.ObserveTLSSecurityProfile,
 		configobservation.ObserveSchedulerProfile,
 	)

@@ -120,12 +120,9 @@ func (c *targetConfigController) sync(ctx context.Context, syncCtx factory.SyncC
 	}
 
 	objs, err := c.render(ss)
-	if err == nil {
-		metrics.SetConfigValid(true)
-	}
+	metrics.SetConfigValid(!render.IsInputError(err))
 	if err != nil {
 		if render.IsInputError(err) {
-			metrics.SetConfigValid(false)
 			// Nothing to retry until the input changes; the informers requeue then.
 			return c.setDegraded(ctx, reasonInvalidInput, err.Error()+"\nThe running scheduler is left as it is until this is fixed.")
 		}

@@ -15,15 +15,10 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/informers"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
-	"k8s.io/utils/clock"
-
-	"github.com/openshift/library-go/pkg/operator/events"
 
 	simv1alpha1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/simulation/v1alpha1"
-	"github.com/openshift/secondary-scheduler-operator/pkg/generated/clientset/versioned"
 	siminformers "github.com/openshift/secondary-scheduler-operator/pkg/generated/informers/externalversions"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/simulatorcontroller"
 	"github.com/openshift/secondary-scheduler-operator/test/framework"
@@ -66,29 +61,6 @@ func envInt(b *testing.B, name string, def int) int {
 		b.Fatalf("%s=%q: want a positive integer", name, v)
 	}
 	return n
-}
-
-// runController runs the controller until the benchmark ends, its requests
-// counted, its informers limited to one namespace.
-func runController(b *testing.B, cfg *rest.Config, ns string, workers, qps int) (*framework.RequestCounter, events.InMemoryRecorder) {
-	counted, counter := framework.CountRequests(cfg)
-	counted.QPS, counted.Burst = float32(qps), 2*qps
-	kube := kubernetes.NewForConfigOrDie(counted)
-	sims := versioned.NewForConfigOrDie(counted)
-	kubeInformers := informers.NewSharedInformerFactoryWithOptions(kube, 10*time.Minute,
-		simulatorcontroller.InformerOption(), informers.WithNamespace(ns))
-	simInformers := siminformers.NewSharedInformerFactoryWithOptions(sims, 10*time.Minute, siminformers.WithNamespace(ns))
-	recorder := events.NewInMemoryRecorder("simulator-controller-bench", clock.RealClock{})
-	ctrl := simulatorcontroller.NewSimulatorController(kube, sims,
-		simInformers.Simulation().V1alpha1().Simulators(), kubeInformers.Core().V1().Pods(), kubeInformers.Core().V1().Services(), recorder)
-	framework.RunInBackground(b, func(ctx context.Context) {
-		kubeInformers.Start(ctx.Done())
-		simInformers.Start(ctx.Done())
-		ctrl.Run(ctx, workers)
-		kubeInformers.Shutdown()
-		simInformers.Shutdown()
-	})
-	return counter, recorder
 }
 
 // watcher sees, through its own informers, the first Pod of each Simulator
@@ -166,7 +138,7 @@ func benchOnce(b *testing.B, env *framework.Env, n, workers, qps int) {
 		}()
 	}
 
-	counter, recorder := runController(b, env.Config, ns, workers, qps)
+	counter, recorder := framework.RunSimulatorController(b, env.Config, ns, workers, qps)
 	time.Sleep(time.Second) // the controller's informers synced
 	counter.Reset()
 

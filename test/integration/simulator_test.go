@@ -13,17 +13,9 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/informers"
-	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/rest"
-	"k8s.io/utils/clock"
 	"k8s.io/utils/ptr"
 
-	"github.com/openshift/library-go/pkg/operator/events"
-
 	simv1alpha1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/simulation/v1alpha1"
-	"github.com/openshift/secondary-scheduler-operator/pkg/generated/clientset/versioned"
-	siminformers "github.com/openshift/secondary-scheduler-operator/pkg/generated/informers/externalversions"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/simulatorcontroller"
 	"github.com/openshift/secondary-scheduler-operator/test/framework"
 )
@@ -39,31 +31,6 @@ var simctlRole = &rbacv1.ClusterRole{
 		{APIGroups: []string{""}, Resources: []string{"services"}, Verbs: []string{"get", "list", "watch", "create", "update"}},
 		{APIGroups: []string{""}, Resources: []string{"events"}, Verbs: []string{"create"}},
 	},
-}
-
-// simctlRun runs the simulator controller in the test process until the test ends,
-// with clients from cfg (counted), its informers limited to namespace ("" for
-// all). It returns the request counter and the recorder of its events.
-func simctlRun(t testing.TB, cfg *rest.Config, namespace string, workers int) (*framework.RequestCounter, events.InMemoryRecorder) {
-	t.Helper()
-	counted, counter := framework.CountRequests(cfg)
-	counted.QPS, counted.Burst = simulatorcontroller.ClientQPS, simulatorcontroller.ClientBurst
-	kube := kubernetes.NewForConfigOrDie(counted)
-	sims := versioned.NewForConfigOrDie(counted)
-	kubeInformers := informers.NewSharedInformerFactoryWithOptions(kube, 10*time.Minute,
-		simulatorcontroller.InformerOption(), informers.WithNamespace(namespace))
-	simInformers := siminformers.NewSharedInformerFactoryWithOptions(sims, 10*time.Minute, siminformers.WithNamespace(namespace))
-	recorder := events.NewInMemoryRecorder("simulator-controller-test", clock.RealClock{})
-	ctrl := simulatorcontroller.NewSimulatorController(kube, sims,
-		simInformers.Simulation().V1alpha1().Simulators(), kubeInformers.Core().V1().Pods(), kubeInformers.Core().V1().Services(), recorder)
-	framework.RunInBackground(t, func(ctx context.Context) {
-		kubeInformers.Start(ctx.Done())
-		simInformers.Start(ctx.Done())
-		ctrl.Run(ctx, workers)
-		kubeInformers.Shutdown()
-		simInformers.Shutdown()
-	})
-	return counter, recorder
 }
 
 // simctlSetup starts the controller as a ServiceAccount holding simctlRole only,
@@ -83,7 +50,7 @@ func simctlSetupIn(t *testing.T, env *framework.Env, prefix string, role *rbacv1
 		t.Fatal(err)
 	}
 	cfg := env.ServiceAccountConfig(t, ns, "simulator-controller", framework.ClusterRoleIn(ns, role.Name))
-	counter, _ := simctlRun(t, cfg, ns, 2)
+	counter, _ := framework.RunSimulatorController(t, cfg, ns, 2, simulatorcontroller.ClientQPS)
 	return ns, counter
 }
 
@@ -573,7 +540,7 @@ func TestSimulatorExamples(t *testing.T) {
 			}
 		}
 	}
-	simctlRun(t, env.Config, ns, 2)
+	framework.RunSimulatorController(t, env.Config, ns, 2, simulatorcontroller.ClientQPS)
 	for _, name := range names {
 		simctlWaitStatus(t, env, ns, name, name+" Creating", simctlPhase(simv1alpha1.SimulatorCreating, false, simulatorcontroller.MessageWaitingForPod))
 	}

@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	operatorv1 "github.com/openshift/api/operator/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -33,14 +32,6 @@ func BenchmarkOperatorReactions(b *testing.B) {
 	ctx := context.Background()
 	kube := env.Admin.Kube
 	ns := render.OperandNamespace
-	ss := &secondaryschedulerv1.SecondaryScheduler{
-		ObjectMeta: metav1.ObjectMeta{Name: "cluster"},
-		Spec: secondaryschedulerv1.SecondarySchedulerSpec{
-			OperatorSpec:    operatorv1.OperatorSpec{ManagementState: operatorv1.Managed},
-			SchedulerImage:  "registry.k8s.io/kube-scheduler:v1.36.2",
-			SchedulerConfig: "bench-config",
-		},
-	}
 	userConfig := func(i int) *corev1.ConfigMap {
 		return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "bench-config", Namespace: ns}, Data: map[string]string{
 			render.ConfigKey: fmt.Sprintf("apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\npercentageOfNodesToScore: %d\n", 10+i),
@@ -49,16 +40,7 @@ func BenchmarkOperatorReactions(b *testing.B) {
 	if _, err := kube.CoreV1().ConfigMaps(ns).Create(ctx, userConfig(0), metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 		b.Fatal(err)
 	}
-	if _, err := env.Admin.Operator.OperatorV1().SecondarySchedulers().Create(ctx, ss, metav1.CreateOptions{}); err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() {
-		_ = env.Admin.Operator.OperatorV1().SecondarySchedulers().Delete(context.Background(), "cluster", metav1.DeleteOptions{})
-		framework.WaitFor(context.Background(), b, "the SecondaryScheduler to be finalized", func() (bool, error) {
-			_, err := env.Admin.Operator.OperatorV1().SecondarySchedulers().Get(context.Background(), "cluster", metav1.GetOptions{})
-			return apierrors.IsNotFound(err), nil
-		})
-	})
+	env.CreateSecondaryScheduler(b, secondaryschedulerv1.SecondarySchedulerSpec{SchedulerConfig: "bench-config"})
 	deployments := func() (watch.Interface, error) {
 		return kube.AppsV1().Deployments(ns).Watch(ctx, metav1.ListOptions{FieldSelector: fields.OneTermEqualSelector("metadata.name", render.OperandName).String()})
 	}

@@ -4,13 +4,17 @@ import (
 	"context"
 	"testing"
 
+	operatorv1 "github.com/openshift/api/operator/v1"
 	"github.com/openshift/library-go/pkg/controller/controllercmd"
 	"github.com/openshift/library-go/pkg/operator/events"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/clock"
 
+	secondaryschedulerv1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator"
 )
 
@@ -65,5 +69,32 @@ func RunOperator(t testing.TB, cfg *rest.Config) {
 		if err := operator.RunOperator(ctx, cc); err != nil {
 			t.Errorf("operator stopped with an error: %v", err)
 		}
+	})
+}
+
+// CreateSecondaryScheduler creates the singleton "cluster" (Managed and a
+// kube-scheduler image unless spec says otherwise) and, when the test ends,
+// deletes it and waits until the operator's finalizer has cleaned up. Call it
+// after RunOperator, so that this cleanup runs while the operator still does.
+func (e *Env) CreateSecondaryScheduler(t testing.TB, spec secondaryschedulerv1.SecondarySchedulerSpec) {
+	t.Helper()
+	if spec.ManagementState == "" {
+		spec.ManagementState = operatorv1.Managed
+	}
+	if spec.SchedulerImage == "" {
+		spec.SchedulerImage = "registry.k8s.io/kube-scheduler:v1.36.2"
+	}
+	client := e.Admin.Operator.OperatorV1().SecondarySchedulers()
+	ss := &secondaryschedulerv1.SecondaryScheduler{ObjectMeta: metav1.ObjectMeta{Name: secondaryschedulerv1.SingletonName}, Spec: spec}
+	if _, err := client.Create(context.Background(), ss, metav1.CreateOptions{}); err != nil {
+		t.Fatalf("creating the SecondaryScheduler: %v", err)
+	}
+	t.Cleanup(func() {
+		ctx := context.Background()
+		_ = client.Delete(ctx, ss.Name, metav1.DeleteOptions{})
+		WaitFor(ctx, t, "the SecondaryScheduler to be finalized and gone", func() (bool, error) {
+			_, err := client.Get(ctx, ss.Name, metav1.GetOptions{})
+			return apierrors.IsNotFound(err), nil
+		})
 	})
 }

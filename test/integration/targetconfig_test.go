@@ -43,30 +43,14 @@ func startOperator(t *testing.T) *operatorUnderTest {
 	return &operatorUnderTest{env: env, admin: env.Admin, requests: requests}
 }
 
-// createSecondaryScheduler creates the singleton and, when the test ends (before
-// the operator stops), deletes it and waits for the operator's cleanup.
+// createSecondaryScheduler creates the singleton (see framework.CreateSecondaryScheduler)
+// and, once it is gone at the end of the test, the user's ConfigMap.
 func (o *operatorUnderTest) createSecondaryScheduler(t *testing.T, spec secondaryschedulerv1.SecondarySchedulerSpec) {
 	t.Helper()
-	ctx := context.Background()
-	if spec.ManagementState == "" {
-		spec.ManagementState = operatorv1.Managed
-	}
-	if spec.SchedulerImage == "" {
-		spec.SchedulerImage = "registry.k8s.io/kube-scheduler:v1.36.2"
-	}
-	ss := &secondaryschedulerv1.SecondaryScheduler{ObjectMeta: metav1.ObjectMeta{Name: "cluster"}, Spec: spec}
-	if _, err := o.admin.Operator.OperatorV1().SecondarySchedulers().Create(ctx, ss, metav1.CreateOptions{}); err != nil {
-		t.Fatalf("creating the SecondaryScheduler: %v", err)
-	}
 	t.Cleanup(func() {
-		ctx := context.Background()
-		_ = o.admin.Operator.OperatorV1().SecondarySchedulers().Delete(ctx, "cluster", metav1.DeleteOptions{})
-		framework.WaitFor(ctx, t, "the SecondaryScheduler to be finalized and gone", func() (bool, error) {
-			_, err := o.admin.Operator.OperatorV1().SecondarySchedulers().Get(ctx, "cluster", metav1.GetOptions{})
-			return apierrors.IsNotFound(err), nil
-		})
-		_ = o.admin.Kube.CoreV1().ConfigMaps(operandNS).Delete(ctx, userConfig, metav1.DeleteOptions{})
+		_ = o.admin.Kube.CoreV1().ConfigMaps(operandNS).Delete(context.Background(), userConfig, metav1.DeleteOptions{})
 	})
+	o.env.CreateSecondaryScheduler(t, spec)
 }
 
 func (o *operatorUnderTest) updateSpec(t *testing.T, mutate func(spec *secondaryschedulerv1.SecondarySchedulerSpec)) {

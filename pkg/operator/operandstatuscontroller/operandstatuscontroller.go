@@ -125,21 +125,21 @@ func (c *operandStatusController) operandConditions(state operatorv1.ManagementS
 	cond := func(t string, s operatorv1.ConditionStatus, reason, msg string) operatorv1.OperatorCondition {
 		return operatorv1.OperatorCondition{Type: t, Status: s, Reason: reason, Message: msg}
 	}
+	// Without a managed operand the three conditions share a reason and a message.
+	fixed := func(available, progressing, degraded operatorv1.ConditionStatus, reason, msg string) []operatorv1.OperatorCondition {
+		return []operatorv1.OperatorCondition{
+			cond(OperandAvailable, available, reason, msg),
+			cond(OperandProgressing, progressing, reason, msg),
+			cond(OperandDegraded, degraded, reason, msg),
+		}
+	}
 	switch state {
 	case operatorv1.Unmanaged:
-		msg := "managementState is Unmanaged: the operator does not look after the secondary scheduler"
-		return []operatorv1.OperatorCondition{
-			cond(OperandAvailable, operatorv1.ConditionUnknown, "Unmanaged", msg),
-			cond(OperandProgressing, operatorv1.ConditionUnknown, "Unmanaged", msg),
-			cond(OperandDegraded, operatorv1.ConditionUnknown, "Unmanaged", msg),
-		}, 0, nil
+		u := operatorv1.ConditionUnknown
+		return fixed(u, u, u, "Unmanaged", "managementState is Unmanaged: the operator does not look after the secondary scheduler"), 0, nil
 	case operatorv1.Removed:
-		msg := "managementState is Removed: no secondary scheduler runs"
-		return []operatorv1.OperatorCondition{
-			cond(OperandAvailable, operatorv1.ConditionTrue, "Removed", msg),
-			cond(OperandProgressing, operatorv1.ConditionFalse, "Removed", msg),
-			cond(OperandDegraded, operatorv1.ConditionFalse, "Removed", msg),
-		}, 0, nil
+		return fixed(operatorv1.ConditionTrue, operatorv1.ConditionFalse, operatorv1.ConditionFalse, "Removed",
+			"managementState is Removed: no secondary scheduler runs"), 0, nil
 	}
 
 	d, err := c.deploymentLister.Get(render.OperandName)

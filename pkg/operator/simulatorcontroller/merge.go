@@ -6,30 +6,11 @@ import (
 	corev1 "k8s.io/api/core/v1"
 )
 
-// mergeContainers puts the generated containers first, each overridden by the
-// template container of the same name, then the template's other containers in
-// their order.
+// mergeContainers puts the generated containers first, each overridden field by
+// field by the template container of the same name, then the template's other
+// containers in their order.
 func mergeContainers(generated, template []corev1.Container) []corev1.Container {
-	byName := map[string]int{}
-	for i := range template {
-		byName[template[i].Name] = i
-	}
-	out := make([]corev1.Container, 0, len(generated)+len(template))
-	used := map[int]bool{}
-	for _, g := range generated {
-		if i, ok := byName[g.Name]; ok {
-			used[i] = true
-			out = append(out, mergeContainer(g, template[i]))
-			continue
-		}
-		out = append(out, g)
-	}
-	for i := range template {
-		if !used[i] {
-			out = append(out, template[i])
-		}
-	}
-	return out
+	return mergeByKey(generated, template, func(g, t *corev1.Container) bool { return g.Name == t.Name }, mergeContainer)
 }
 
 // mergeContainer overrides the generated container field by field: a field the
@@ -53,9 +34,9 @@ func mergeContainer(generated, template corev1.Container) corev1.Container {
 	return out
 }
 
-// mergeByKey keeps the generated entries in order, each replaced by the template
-// entry that matches it, and appends the template's unmatched entries.
-func mergeByKey[T any](generated, template []T, match func(g, t *T) bool) []T {
+// mergeByKey keeps the generated entries in order, each combined with the
+// template entry that matches it, and appends the template's unmatched entries.
+func mergeByKey[T any](generated, template []T, match func(g, t *T) bool, combine func(g, t T) T) []T {
 	if len(template) == 0 {
 		return generated
 	}
@@ -66,7 +47,7 @@ func mergeByKey[T any](generated, template []T, match func(g, t *T) bool) []T {
 		for ti := range template {
 			if !used[ti] && match(&generated[gi], &template[ti]) {
 				used[ti] = true
-				entry = template[ti]
+				entry = combine(generated[gi], template[ti])
 				break
 			}
 		}
@@ -81,7 +62,7 @@ func mergeByKey[T any](generated, template []T, match func(g, t *T) bool) []T {
 }
 
 func mergeEnv(generated, template []corev1.EnvVar) []corev1.EnvVar {
-	return mergeByKey(generated, template, func(g, t *corev1.EnvVar) bool { return g.Name == t.Name })
+	return mergeByKey(generated, template, func(g, t *corev1.EnvVar) bool { return g.Name == t.Name }, templateWins[corev1.EnvVar])
 }
 
 func mergePorts(generated, template []corev1.ContainerPort) []corev1.ContainerPort {
@@ -90,7 +71,7 @@ func mergePorts(generated, template []corev1.ContainerPort) []corev1.ContainerPo
 			return true
 		}
 		return t.ContainerPort == g.ContainerPort && protocol(t.Protocol) == protocol(g.Protocol)
-	})
+	}, templateWins[corev1.ContainerPort])
 }
 
 func protocol(p corev1.Protocol) corev1.Protocol {
@@ -101,11 +82,11 @@ func protocol(p corev1.Protocol) corev1.Protocol {
 }
 
 func mergeVolumeMounts(generated, template []corev1.VolumeMount) []corev1.VolumeMount {
-	return mergeByKey(generated, template, func(g, t *corev1.VolumeMount) bool { return g.MountPath == t.MountPath })
+	return mergeByKey(generated, template, func(g, t *corev1.VolumeMount) bool { return g.MountPath == t.MountPath }, templateWins[corev1.VolumeMount])
 }
 
 func mergeVolumes(generated, template []corev1.Volume) []corev1.Volume {
-	return mergeByKey(generated, template, func(g, t *corev1.Volume) bool { return g.Name == t.Name })
+	return mergeByKey(generated, template, func(g, t *corev1.Volume) bool { return g.Name == t.Name }, templateWins[corev1.Volume])
 }
 
 func mountsVolume(containers []corev1.Container, volume string) bool {
@@ -118,3 +99,5 @@ func mountsVolume(containers []corev1.Container, volume string) bool {
 	}
 	return false
 }
+
+func templateWins[T any](_, template T) T { return template }

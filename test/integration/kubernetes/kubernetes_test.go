@@ -12,7 +12,6 @@ import (
 	operatorv1 "github.com/openshift/api/operator/v1"
 	"github.com/openshift/library-go/pkg/operator/v1helpers"
 	appsv1 "k8s.io/api/apps/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	secondaryschedulerv1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1"
@@ -33,23 +32,7 @@ func TestOperatorOnPlainKubernetes(t *testing.T) {
 	framework.RunOperator(t, cfg)
 	ctx := context.Background()
 	admin := env.Admin
-	ss := &secondaryschedulerv1.SecondaryScheduler{
-		ObjectMeta: metav1.ObjectMeta{Name: "cluster"},
-		Spec: secondaryschedulerv1.SecondarySchedulerSpec{
-			OperatorSpec:   operatorv1.OperatorSpec{ManagementState: operatorv1.Managed},
-			SchedulerImage: "registry.k8s.io/kube-scheduler:v1.36.2",
-		},
-	}
-	if _, err := admin.Operator.OperatorV1().SecondarySchedulers().Create(ctx, ss, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = admin.Operator.OperatorV1().SecondarySchedulers().Delete(context.Background(), "cluster", metav1.DeleteOptions{})
-		framework.WaitFor(context.Background(), t, "the SecondaryScheduler to be finalized", func() (bool, error) {
-			_, err := admin.Operator.OperatorV1().SecondarySchedulers().Get(context.Background(), "cluster", metav1.GetOptions{})
-			return apierrors.IsNotFound(err), nil
-		})
-	})
+	env.CreateSecondaryScheduler(t, secondaryschedulerv1.SecondarySchedulerSpec{})
 
 	var d *appsv1.Deployment
 	framework.WaitFor(ctx, t, "the operand Deployment", func() (bool, error) {

@@ -32,7 +32,10 @@ mv "$crd_tmp/simulation.kube-scheduler-simulator.x-k8s.io_simulators.yaml" manif
 "$tools/crdtrim" manifests/0000_50_secondary-scheduler-operator_02_simulators.crd.yaml \
   spec.podTemplate status.conditions.[]
 
-codegen_dir=$(cd hack/tools/code-generator && GOFLAGS=-mod=mod go list -m -f '{{.Dir}}' k8s.io/code-generator)
+# `go list -m` prints an empty Dir for a module not yet in the module cache:
+# download it first, so a fresh machine finds kube_codegen.sh.
+codegen_dir=$(cd hack/tools/code-generator && go mod download -json k8s.io/code-generator | sed -n 's/^\t"Dir": "\(.*\)",$/\1/p')
+[[ -f "$codegen_dir/kube_codegen.sh" ]] || { echo "update-codegen: cannot locate k8s.io/code-generator in the module cache" >&2; exit 1; }
 # kube_codegen installs the generators from the code-generator module it sits in.
 export GOBIN="$tools"
 # shellcheck source=/dev/null

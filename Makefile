@@ -8,9 +8,8 @@ GIT_COMMIT ?= $(shell git rev-parse HEAD 2>/dev/null)
 VERSION_PKG := github.com/openshift/secondary-scheduler-operator/pkg/version
 LDFLAGS := -X $(VERSION_PKG).versionFromGit=$(GIT_VERSION) -X $(VERSION_PKG).commitFromGit=$(GIT_COMMIT) \
 	-X $(VERSION_PKG).buildDate=$(shell date -u +%Y-%m-%dT%H:%M:%SZ)
-GO_PACKAGES := ./cmd/... ./pkg/... ./test/...
 
-.PHONY: all build test test-unit test-integration test-e2e verify update update-codegen vendor controlplane clean
+.PHONY: all build test test-unit test-configdiff test-integration test-e2e verify update update-codegen vendor controlplane clean
 
 all: build
 
@@ -21,11 +20,17 @@ build:
 # Sequential on purpose, even under make -j: integration only after unit passed.
 test:
 	$(MAKE) test-unit
+	$(MAKE) test-configdiff
 	$(MAKE) test-integration
 	$(MAKE) test-e2e
 
 test-unit:
 	go test ./cmd/... ./pkg/...
+
+# The operator's scheduler-config validation against the real kube-scheduler
+# binary, on the corpus in test/configdiff/testdata.
+test-configdiff: controlplane
+	KUBE_SCHEDULER=$(CURDIR)/_output/controlplane/bin/kube-scheduler go test ./test/configdiff/... -count=1
 
 # Builds (or reuses) the local control plane binaries under _output/controlplane.
 controlplane:

@@ -11,9 +11,17 @@ const (
 )
 
 // checkMerged checks what only the merged configuration shows: that it is a
-// valid v1 KubeSchedulerConfiguration and that all profiles share one queue sort
-// (kube-scheduler has a single queue). It returns the profiles' schedulerNames.
-func checkMerged(data []byte, merged map[string]interface{}, origins map[string]origin, errs *problems) []string {
+// valid v1 KubeSchedulerConfiguration, that all profiles share one queue sort
+// (kube-scheduler has a single queue), and then everything kube-scheduler
+// itself checks at start-up. It returns the profiles' schedulerNames.
+func checkMerged(data []byte, merged map[string]interface{}, layers []*layer, origins map[string]origin, errs *problems) []string {
+	before := errs.len()
+	defer func() {
+		// Our own findings name the fix better; kube-scheduler's would repeat them.
+		if errs.len() == before {
+			checkUpstream(data, layers, origins, errs)
+		}
+	}()
 	decodeSchedulerConfig(mergedSource, data, errs)
 
 	profiles, _ := merged["profiles"].([]interface{})

@@ -54,13 +54,29 @@
 //
 // Args of kube-scheduler's own plugins are decoded strictly too; args of
 // out-of-tree plugins only have to be objects. A layer checks: a listed profile
-// list is not empty, schedulerNames are set, unique and not default-scheduler,
-// pluginConfig names and extender urlPrefixes are set and unique. The merged
-// configuration is decoded strictly again and every profile must use the same
-// queueSort plugin with the same args (kube-scheduler has one queue); a queue
-// sort that only a multiPoint out-of-tree plugin provides cannot be seen here
-// and is left to kube-scheduler. All problems are returned together in an
-// *InputError.
+// list is not empty, no list entry is null, schedulerNames are set, unique and
+// not default-scheduler, pluginConfig names, plugin names and extender
+// urlPrefixes are set and unique. The merged configuration is decoded strictly
+// again and every profile must use the same queueSort plugin with the same
+// args (kube-scheduler has one queue).
+//
+// Then the merged configuration goes through kube-scheduler's own code: it is
+// loaded as kube-scheduler loads its --config file (the strict, defaulting
+// decoder of k8s.io/kubernetes/pkg/scheduler/apis/config/scheme) and checked by
+// its validation package, plus the args check NodeResourcesFit runs when it
+// starts (kube-scheduler's validation table misses it). Importing these costs
+// ten small packages of k8s.io/kubernetes, pinned to the k8s.io libraries the
+// operator already uses; copying the rules by hand would drift with every
+// release. Each of its problems is traced to the layer and path that set the
+// value. test/configdiff checks the result against the real kube-scheduler
+// binary on a shared corpus.
+//
+// What no check here can know is what only the scheduler build knows: the
+// names of out-of-tree plugins, the extension points each plugin implements,
+// and the args of out-of-tree plugins. A configuration that passes here but
+// that the scheduler refuses at start-up is caught by the rollout instead (the
+// target config controller rolls it back). All problems are returned together
+// in an *InputError.
 //
 // # Observed config
 //

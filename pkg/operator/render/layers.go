@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"sort"
 	"strings"
 
 	"sigs.k8s.io/yaml"
@@ -114,11 +115,13 @@ func checkProfiles(source string, obj map[string]interface{}, errs *problems) {
 	}
 	seen := map[string]int{}
 	for i, item := range list {
+		path := index("profiles", i)
 		p, ok := item.(map[string]interface{})
 		if !ok {
+			nullEntry(source, path, item, fmt.Sprintf("kube-scheduler would serve an empty entry as %q, "+
+				"which the cluster's default scheduler already serves", defaultSchedulerName), errs)
 			continue
 		}
-		path := index("profiles", i)
 		name, _ := p["schedulerName"].(string)
 		switch first, dup := seen[name]; {
 		case name == "":
@@ -133,6 +136,38 @@ func checkProfiles(source string, obj map[string]interface{}, errs *problems) {
 			seen[name] = i
 		}
 		checkPluginConfig(source, path, p["pluginConfig"], errs)
+		checkPluginSets(source, path, p["plugins"], errs)
+	}
+}
+
+// nullEntry reports a null (or empty) list entry: the typed decode accepts it
+// as a zero value, which kube-scheduler then defaults or rejects late.
+func nullEntry(source, path string, item interface{}, why string, errs *problems) {
+	if item == nil {
+		errs.addf(source, path, "null entry: remove it or fill it in (%s)", why)
+	}
+}
+
+// checkPluginSets checks that every plugin a profile enables or disables has a
+// name: kube-scheduler fails at start-up on a plugin named "".
+func checkPluginSets(source, profilePath string, v interface{}, errs *problems) {
+	points, _ := v.(map[string]interface{})
+	for _, point := range sortedKeys(points) {
+		set, _ := points[point].(map[string]interface{})
+		for _, which := range []string{"enabled", "disabled"} {
+			list, _ := set[which].([]interface{})
+			for i, item := range list {
+				path := index(profilePath+".plugins."+point+"."+which, i)
+				p, ok := item.(map[string]interface{})
+				if !ok {
+					nullEntry(source, path, item, "a plugin entry needs a name", errs)
+					continue
+				}
+				if name, _ := p["name"].(string); name == "" {
+					errs.addf(source, path+".name", "required: the plugin's name (\"*\" stands for all default plugins in disabled)")
+				}
+			}
+		}
 	}
 }
 
@@ -140,11 +175,12 @@ func checkPluginConfig(source, profilePath string, v interface{}, errs *problems
 	list, _ := v.([]interface{})
 	seen := map[string]int{}
 	for i, item := range list {
+		path := index(profilePath+".pluginConfig", i)
 		pc, ok := item.(map[string]interface{})
 		if !ok {
+			nullEntry(source, path, item, "an args entry needs the plugin's name", errs)
 			continue
 		}
-		path := index(profilePath+".pluginConfig", i)
 		name, _ := pc["name"].(string)
 		if name == "" {
 			errs.addf(source, path+".name", "required: the plugin these args are for")
@@ -171,6 +207,7 @@ func checkExtenders(source string, obj map[string]interface{}, errs *problems) {
 	for i, item := range list {
 		e, ok := item.(map[string]interface{})
 		if !ok {
+			nullEntry(source, index("extenders", i), item, "an extender needs its urlPrefix", errs)
 			continue
 		}
 		path := index("extenders", i) + ".urlPrefix"
@@ -201,6 +238,15 @@ func describeJSON(v interface{}) string {
 	default:
 		return "a number"
 	}
+}
+
+func sortedKeys(m map[string]interface{}) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }
 
 func describeValue(v interface{}) string {

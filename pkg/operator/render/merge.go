@@ -70,7 +70,7 @@ func mergeConfig(ss *secondaryschedulerv1.SecondaryScheduler, userCM *corev1.Con
 	if err != nil {
 		return nil, fmt.Errorf("encode merged scheduler configuration: %w", err)
 	}
-	names := checkMerged(data, merged, origins, errs)
+	names := checkMerged(data, merged, layers, origins, errs)
 	if errs.len() > before {
 		return nil, nil
 	}

@@ -103,6 +103,38 @@ func TestValidationErrors(t *testing.T) {
 		{"aggregated", withConfig("profiles:\n- schedulerName: default-scheduler\n- schedulerName: \"\"\nextenders:\n- {}\n"),
 			[]string{cmSource + "profiles[0].schedulerName: ", cmSource + "profiles[1].schedulerName: required", cmSource + "extenders[0].urlPrefix: required"}},
 
+		// Null entries, which a typed decode takes as zero values.
+		{"null profile", withConfig("profiles: [null]\n"),
+			[]string{cmSource + `profiles[0]: null entry: remove it or fill it in (kube-scheduler would serve an empty entry as "default-scheduler"`}},
+		{"null pluginConfig", withConfig(profileA + "  pluginConfig: [null]\n"), []string{cmSource + "profiles[0].pluginConfig[0]: null entry"}},
+		{"null extender", withConfig("extenders: [null]\n"), []string{cmSource + "extenders[0]: null entry"}},
+		{"null plugin", withConfig(profileA + "  plugins:\n    filter:\n      enabled: [null]\n"),
+			[]string{cmSource + "profiles[0].plugins.filter.enabled[0]: null entry"}},
+		{"plugin without name", withConfig(profileA + "  plugins:\n    filter:\n      disabled: [{}]\n"),
+			[]string{cmSource + "profiles[0].plugins.filter.disabled[0].name: required"}},
+
+		// kube-scheduler's own checks, traced to the layer and field that set the value.
+		{"backoff order", withConfig("podInitialBackoffSeconds: 10\npodMaxBackoffSeconds: 5\n"),
+			[]string{cmSource + "podMaxBackoffSeconds: Invalid value: 5: must be greater than or equal to PodInitialBackoffSeconds (kube-scheduler refuses this)"}},
+		{"range in overrides", func() Inputs {
+			in := withConfig("percentageOfNodesToScore: 50\n")
+			in.SecondaryScheduler.Spec.UnsupportedConfigOverrides = raw(`{"percentageOfNodesToScore":101}`)
+			return in
+		}(), []string{"SecondaryScheduler cluster spec.unsupportedConfigOverrides: percentageOfNodesToScore: Invalid value: 101"}},
+		{"enum in plugin args", withConfig("profiles:\n- schedulerName: a\n  pluginConfig:\n  - name: InterPodAffinity\n  - name: PodTopologySpread\n    args: {defaultingType: Bogus}\n"),
+			[]string{cmSource + `profiles[0].pluginConfig[1].args.defaultingType: Unsupported value: "Bogus"`}},
+		{"NodeResourcesFit strategy", withConfig(profileA + "  pluginConfig:\n  - name: NodeResourcesFit\n    args: {scoringStrategy: {type: Bogus}}\n"),
+			[]string{cmSource + `profiles[0].pluginConfig[0].args.scoringStrategy.type: Unsupported value: "Bogus"`}},
+		{"profile from overrides over configmap", func() Inputs {
+			in := withConfig("profiles:\n- schedulerName: x\n- schedulerName: a\n")
+			in.SecondaryScheduler.Spec.UnsupportedConfigOverrides = raw(`{"profiles":[{"schedulerName":"a","percentageOfNodesToScore":150}]}`)
+			return in
+		}(), []string{"SecondaryScheduler cluster spec.unsupportedConfigOverrides: profiles[0].percentageOfNodesToScore: Invalid value: 150"}},
+		{"leader election timings", withConfig("leaderElection:\n  leaseDuration: 10s\n  renewDeadline: 15s\n"),
+			[]string{cmSource + "leaderElection.leaseDuration: Invalid value"}},
+		{"extender weight", withConfig("extenders:\n- urlPrefix: http://x\n  prioritizeVerb: p\n"),
+			[]string{cmSource + "extenders[0].weight: Invalid value: 0: must have a positive weight"}},
+
 		// The other layers.
 		{"overrides", withSpec(func(s *secondaryschedulerv1.SecondarySchedulerSpec) {
 			s.UnsupportedConfigOverrides = raw(`{"profiles":[{"schedulerName":"default-scheduler"}]}`)

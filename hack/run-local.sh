@@ -68,13 +68,14 @@ kc wait secondaryscheduler/cluster --for=condition=Available --timeout=120s >/de
   --kube-scheduler="${CONTROLPLANE_BIN}/kube-scheduler" --dir="${local_dir}/operand" \
   > "${local_dir}/run-operand.log" 2>&1 &
 echo $! > "${local_dir}/run-operand.pid"
+# One directory per pod: operand/<pod name>/kube-scheduler.log.
 for _ in {1..300}; do
-  [[ -s "${local_dir}/operand/kube-scheduler.log" ]] && grep -q "Successfully acquired lease" "${local_dir}/operand/kube-scheduler.log" && break
+  grep -qs "Successfully acquired lease" "${local_dir}"/operand/*/kube-scheduler.log && break
   sleep 0.2
 done
-grep -q "Successfully acquired lease" "${local_dir}/operand/kube-scheduler.log" 2>/dev/null || {
-  echo "the secondary scheduler did not start; see ${local_dir}/run-operand.log and ${local_dir}/operand/kube-scheduler.log" >&2
-  tail -n 20 "${local_dir}/run-operand.log" "${local_dir}/operand/kube-scheduler.log" >&2 || true
+grep -qs "Successfully acquired lease" "${local_dir}"/operand/*/kube-scheduler.log || {
+  echo "the secondary scheduler did not start; see ${local_dir}/run-operand.log and ${local_dir}/operand/*/kube-scheduler.log" >&2
+  tail -n 20 "${local_dir}/run-operand.log" "${local_dir}"/operand/*/kube-scheduler.log >&2 || true
   exit 1
 }
 
@@ -120,8 +121,8 @@ Try it yourself:
   kubectl patch secondaryscheduler cluster --type=merge -p '{"spec":{"logLevel":"Debug"}}'
   curl -sk --cert ${local_dir}/cluster/pki/admin.crt --key ${local_dir}/cluster/pki/admin.key https://${listen}/metrics | grep ^secondary_scheduler
 
-Logs: ${local_dir}/operator.log (operator), ${local_dir}/operand/kube-scheduler.log
-(secondary scheduler; restarted on every change of its Deployment or config),
+Logs: ${local_dir}/operator.log (operator), ${local_dir}/operand/<pod>/kube-scheduler.log
+(secondary scheduler, one per pod: a change of its Deployment or config rolls a new pod),
 ${local_dir}/cluster/logs/ (control plane).
 Stop everything: make stop-local
 EOF

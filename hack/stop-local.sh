@@ -14,7 +14,10 @@ if [[ ! -d "${local_dir}" ]]; then
   exit 0
 fi
 stop_pidfile "${local_dir}/run-operand.pid" run-operand
-stop_pidfile "${local_dir}/operand/kube-scheduler.pid" kube-scheduler
+# One kube-scheduler per operand pod; run-operand stops them, this is in case it died.
+for f in "${local_dir}"/operand/*/kube-scheduler.pid; do
+  [[ -e "${f}" ]] && stop_pidfile "${f}" kube-scheduler
+done
 stop_pidfile "${local_dir}/operator.pid" secondary-scheduler-operator
 if [[ -f "${local_dir}/cluster/pids" ]]; then
   "${root}/hack/controlplane/stop.sh" "${local_dir}/cluster"

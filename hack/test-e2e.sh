@@ -36,14 +36,14 @@ cleanup() {
   stop_pidfile "${dir}/operator.pid" secondary-scheduler-operator
   # The tests stop the kube-schedulers they start; a killed test binary takes
   # them along (parent-death signal). Belt and braces:
-  for f in "${dir}"/operand*/kube-scheduler.pid; do
+  for f in "${dir}"/operand*/*/kube-scheduler.pid; do
     [[ -e "${f}" ]] && stop_pidfile "${f}" kube-scheduler
   done
   hack/controlplane/stop.sh "${dir}/cluster" >/dev/null
   if [[ ${result} -eq 0 && "${E2E_KEEP:-false}" != true ]]; then
     rm -rf "${dir}"
   else
-    echo "test-e2e.sh: logs kept in ${dir} (operator.log, cluster/logs/, operand*/kube-scheduler.log)"
+    echo "test-e2e.sh: logs kept in ${dir} (operator.log, cluster/logs/, operand*/<pod>/kube-scheduler.log)"
   fi
 }
 trap cleanup EXIT

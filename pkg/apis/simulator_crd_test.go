@@ -1,6 +1,7 @@
 package apis_test
 
 import (
+	"strings"
 	"testing"
 )
 
@@ -48,11 +49,18 @@ func TestSimulatorAdmission(t *testing.T) {
 		{"CORS origin not absolute", "corsAllowedOriginList: [localhost:3000]", []string{"spec.corsAllowedOriginList", "absolute URL"}},
 		{"relative config path", "kubeSchedulerConfigurationPath: config/scheduler.yaml", []string{"spec.kubeSchedulerConfigurationPath", "absolute path"}},
 		{"empty image", `image: ""`, []string{"spec.image"}},
+		{"two etcd URLs", "etcdURL: 'http://a:2379,http://b:2379'", []string{"spec.etcdURL", "must be one URL"}},
+		{"comma in a CORS origin", "corsAllowedOriginList: ['http://a,http://b']", []string{"spec.corsAllowedOriginList", "one origin per list item"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			obj := fromYAML(t, "apiVersion: simulation.kube-scheduler-simulator.x-k8s.io/v1alpha1\nkind: Simulator\nmetadata: {name: s, namespace: n}\nspec: {"+tc.spec+"}\n")
 			expectRefused(t, s.admit(obj).ToAggregate(), tc.want)
 		})
+	}
+
+	for _, name := range []string{strings.Repeat("a", 64), "Upper", "1digit", "dot.ted"} {
+		obj := fromYAML(t, "apiVersion: simulation.kube-scheduler-simulator.x-k8s.io/v1alpha1\nkind: Simulator\nmetadata: {name: "+name+", namespace: n}\nspec: {}\n")
+		expectRefused(t, s.admit(obj).ToAggregate(), []string{"DNS-1035 label"})
 	}
 
 	ok := fromYAML(t, `

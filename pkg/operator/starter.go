@@ -58,6 +58,7 @@ func RunOperator(ctx context.Context, cc *controllercmd.ControllerContext) error
 	cachedKubeClient := operatorclient.NewCachedKubeClient(kubeClient, kubeInformers)
 	crInformers := externalversions.NewSharedInformerFactory(crClient, resync)
 	simulatorObjects := informers.NewSharedInformerFactoryWithOptions(kubeClient, resync, simulatorcontroller.InformerOption())
+	grantableRole := operatorclient.NewNamedClusterRoleInformers(kubeClient, targetconfigcontroller.GrantableClusterRole)
 
 	openShift, err := operatorclient.HasOpenShiftConfigAPI(kubeClient.Discovery())
 	if err != nil {
@@ -70,7 +71,8 @@ func RunOperator(ctx context.Context, cc *controllercmd.ControllerContext) error
 	controllers := []factory.Controller{
 		staticresources.NewStaticResourcesController(operatorName, cachedKubeClient, kubeInformers, operatorClient, cc.EventRecorder),
 		targetconfigcontroller.NewTargetConfigController(operatorClient, crInformers.Operator().V1().SecondarySchedulers(),
-			crClient.OperatorV1(), cachedKubeClient, kubeInformers, staticresources.DeleteAll(kubeClient), cc.EventRecorder),
+			crClient.OperatorV1(), cachedKubeClient, kubeInformers, grantableRole.Rbac().V1().ClusterRoles(),
+			staticresources.DeleteAll(kubeClient), cc.EventRecorder),
 		managementstatecontroller.NewOperatorManagementStateController(operatorName, operatorClient, cc.EventRecorder),
 		loglevel.NewClusterOperatorLoggingController(operatorClient, cc.EventRecorder),
 		staleconditions.NewRemoveStaleConditionsController(operatorName, nil, operatorClient, cc.EventRecorder),
@@ -94,7 +96,7 @@ func RunOperator(ctx context.Context, cc *controllercmd.ControllerContext) error
 	simulators := simulatorcontroller.NewSimulatorController(kubeClient, crClient, crInformers.Simulation().V1alpha1().Simulators(),
 		simulatorObjects.Core().V1().Pods(), simulatorObjects.Core().V1().Services(), cc.EventRecorder)
 
-	for _, start := range []func(<-chan struct{}){dynamicInformers.Start, kubeInformers.Start, crInformers.Start, simulatorObjects.Start} {
+	for _, start := range []func(<-chan struct{}){dynamicInformers.Start, kubeInformers.Start, crInformers.Start, simulatorObjects.Start, grantableRole.Start} {
 		start(ctx.Done())
 	}
 	if configInformers != nil {

@@ -150,12 +150,12 @@ func (c *cluster) reconciled(ctx context.Context) (*appsv1.Deployment, error) {
 		return nil, fmt.Errorf("the SecondaryScheduler does not render: %w", err)
 	}
 
-	cm, err := kube.CoreV1().ConfigMaps(render.OperandNamespace).Get(ctx, render.ConfigMapName, metav1.GetOptions{})
+	cm, err := kube.CoreV1().ConfigMaps(render.OperandNamespace).Get(ctx, want.ConfigMap.Name, metav1.GetOptions{})
 	if err != nil {
 		return nil, err
 	}
 	if !reflect.DeepEqual(cm.Data, want.ConfigMap.Data) {
-		return nil, fmt.Errorf("ConfigMap %s does not hold the rendered configuration yet", render.ConfigMapName)
+		return nil, fmt.Errorf("ConfigMap %s does not hold the rendered configuration", want.ConfigMap.Name)
 	}
 	d, err := kube.AppsV1().Deployments(render.OperandNamespace).Get(ctx, render.OperandName, metav1.GetOptions{})
 	if err != nil {

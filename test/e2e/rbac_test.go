@@ -2,6 +2,8 @@ package e2e
 
 import (
 	"context"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -20,8 +22,8 @@ const operandUser = "system:serviceaccount:" + render.OperandNamespace + ":" + r
 // sidecars share, exactly the rules asked for (the KubeFlux example: its Fluxion
 // sidecar lists and watches nodes and pods), checked with `kubectl auth can-i
 // --as`; a rule beyond what the operator may grant (its -grantable ClusterRole)
-// is refused by the API server and reported in a Degraded condition that names
-// it, while the last good grants stay.
+// is refused before anything is applied and reported in a Degraded condition
+// that names it, while the last good grants stay.
 func TestSidecarRBAC(t *testing.T) {
 	c := needCluster(t)
 	c.applyExample(t, "kubeflux")
@@ -43,46 +45,50 @@ func TestSidecarRBAC(t *testing.T) {
 		c.expectCanI(t, check.verb, check.resource, check.allowed)
 	}
 
-	// The grantable ClusterRole does not hold secrets: the API server refuses to
-	// let the operator grant them.
-	c.updateSpec(t, func(s *secondaryschedulerv1.SecondarySchedulerSpec) {
-		s.RBAC.ClusterRules = append(s.RBAC.ClusterRules, rbacv1.PolicyRule{
-			APIGroups: []string{""}, Resources: []string{"secrets"}, Verbs: []string{"list"},
+	// Rules beyond the grantable ClusterRole are refused before anything is
+	// applied: secrets, which the operator does not hold either, and pods
+	// create, which it holds (for Simulators), so the API server alone would
+	// have let it through.
+	for _, refused := range []struct {
+		rule        rbacv1.PolicyRule
+		verb, words string
+	}{
+		{rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"secrets"}, Verbs: []string{"list"}}, "list", "list secrets"},
+		{rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"pods"}, Verbs: []string{"create"}}, "create", "create pods"},
+	} {
+		c.updateSpec(t, func(s *secondaryschedulerv1.SecondarySchedulerSpec) {
+			s.RBAC.ClusterRules = append(s.RBAC.ClusterRules, refused.rule)
 		})
-	})
-	framework.WaitForWithin(context.Background(), t, reconcileTimeout, "the SecondaryScheduler to be Degraded by the refused rule", func() (bool, error) {
-		ss, err := c.getCR(context.Background())
-		if err != nil {
-			return false, err
-		}
-		if err := hasCondition(ss.Status.Conditions, "Degraded", operatorv1.ConditionTrue); err != nil {
-			return false, err
-		}
-		cond := condition(ss.Status.Conditions, "TargetConfigControllerDegraded")
-		if cond == nil || cond.Status != operatorv1.ConditionTrue {
-			return false, nil
-		}
-		if !strings.Contains(cond.Message, "secrets") || !strings.Contains(cond.Message, "secondary-scheduler-operator-grantable") {
-			t.Fatalf("TargetConfigControllerDegraded does not name the refused rule and what to do: %s: %s", cond.Reason, cond.Message)
-		}
-		t.Logf("TargetConfigControllerDegraded: %s: %s", cond.Reason, cond.Message)
-		return true, nil
-	})
-	c.expectCanI(t, "list", "secrets", false)
-	c.expectCanI(t, "list", "nodes", true)
-
-	// Back to the example: no longer Degraded.
-	c.applyExample(t, "kubeflux")
-	c.updateSpec(t, func(s *secondaryschedulerv1.SecondarySchedulerSpec) {
-		rules := s.RBAC.ClusterRules[:0]
-		for _, r := range s.RBAC.ClusterRules {
-			if len(r.Resources) != 1 || r.Resources[0] != "secrets" {
-				rules = append(rules, r)
+		framework.WaitForWithin(context.Background(), t, reconcileTimeout, "the SecondaryScheduler to be Degraded by the refused rule", func() (bool, error) {
+			ss, err := c.getCR(context.Background())
+			if err != nil {
+				return false, err
 			}
-		}
-		s.RBAC.ClusterRules = rules
-	})
-	c.waitReconciled(t)
+			if err := hasCondition(ss.Status.Conditions, "Degraded", operatorv1.ConditionTrue); err != nil {
+				return false, err
+			}
+			cond := condition(ss.Status.Conditions, "TargetConfigControllerDegraded")
+			if cond == nil || cond.Status != operatorv1.ConditionTrue {
+				return false, nil
+			}
+			if cond.Reason != "RBACRefused" || !strings.Contains(cond.Message, refused.words) ||
+				!strings.Contains(cond.Message, "secondary-scheduler-operator-grantable") {
+				t.Fatalf("TargetConfigControllerDegraded does not name the refused rule and what to do: %s: %s", cond.Reason, cond.Message)
+			}
+			t.Logf("TargetConfigControllerDegraded: %s: %s", cond.Reason, cond.Message)
+			return true, nil
+		})
+		c.expectCanI(t, refused.verb, refused.rule.Resources[0], false)
+		c.expectCanI(t, "list", "nodes", true)
+
+		// Without the rule: no longer Degraded.
+		c.updateSpec(t, func(s *secondaryschedulerv1.SecondarySchedulerSpec) {
+			s.RBAC.ClusterRules = slices.DeleteFunc(s.RBAC.ClusterRules, func(r rbacv1.PolicyRule) bool {
+				return reflect.DeepEqual(r, refused.rule)
+			})
+		})
+		c.waitReconciled(t)
+	}
 }
 
 // expectCanI runs `kubectl auth can-i VERB RESOURCE --as=<operand user>`

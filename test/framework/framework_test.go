@@ -190,6 +190,24 @@ func TestPollFailureSaysWhatAndWhy(t *testing.T) {
 	}
 }
 
+func TestWaitForStableReturnsTheValueOnceItStopsChanging(t *testing.T) {
+	n := 0
+	start := time.Now()
+	got := WaitForStable(context.Background(), t, 300*time.Millisecond, "the counter", func() (int, error) {
+		if n < 5 {
+			n++
+		}
+		return n, nil
+	})
+	if got != 5 {
+		t.Errorf("WaitForStable = %d, want 5, the value it settled on", got)
+	}
+	// Five changes at PollInterval, then 300 ms without one.
+	if elapsed := time.Since(start); elapsed < 4*PollInterval+300*time.Millisecond {
+		t.Errorf("returned after %s, before the value had been stable for 300ms", elapsed)
+	}
+}
+
 func TestRunInBackgroundStopsAtCleanup(t *testing.T) {
 	returned := make(chan struct{})
 	t.Run("inner", func(t *testing.T) {

@@ -66,6 +66,35 @@ func waitFailure(what string, polls int, lastErr error) error {
 	return fmt.Errorf("%s, %d polls; the condition stayed false", what, polls)
 }
 
+// WaitForStable polls value until it has returned the same value, and no
+// error, for d, and returns that value: "wait until this stops changing"
+// without a fixed sleep. It fails the test when that takes longer than
+// DefaultTimeout plus d.
+func WaitForStable[T comparable](ctx context.Context, t testing.TB, d time.Duration, desc string, value func() (T, error)) T {
+	t.Helper()
+	var last T
+	var since time.Time
+	seen := false
+	err := poll(ctx, DefaultTimeout+d, func() (bool, error) {
+		v, err := value()
+		if err != nil {
+			seen = false
+			return false, err
+		}
+		if !seen || v != last {
+			last, since, seen = v, time.Now(), true
+		}
+		if stable := time.Since(since); stable < d {
+			return false, fmt.Errorf("%+v, unchanged for only %s of %s", v, stable.Round(time.Millisecond), d)
+		}
+		return true, nil
+	})
+	if err != nil {
+		t.Fatalf("waiting for %s to stay unchanged for %s: %v", desc, d, err)
+	}
+	return last
+}
+
 // Consistently checks cond every PollInterval for d and fails the test the first
 // time it returns false or an error: "nothing happens for d".
 func Consistently(ctx context.Context, t testing.TB, d time.Duration, desc string, cond func() (bool, error)) {

@@ -62,7 +62,7 @@ func TestObservedClusterConfigRollsTheOperand(t *testing.T) {
 		}
 		o.waitForRollout(t, before, "the scheduler profile to roll the Deployment")
 		framework.WaitFor(ctx, t, "MostAllocated scoring in the merged config", func() (bool, error) {
-			cm, err := o.admin.Kube.CoreV1().ConfigMaps(operandNS).Get(ctx, render.ConfigMapName, metav1.GetOptions{})
+			cm, err := o.mountedConfig(ctx, o.deployment(t))
 			if err != nil {
 				return false, err
 			}

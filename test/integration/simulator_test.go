@@ -480,20 +480,32 @@ func TestSimulatorRepairsDriftAndConverges(t *testing.T) {
 }
 
 // TestSimulatorInvalidSpec: inputs the CRD's rules let through and the controller
-// refuses (every rule the CRD also has is covered by the unit test of Validate).
+// refuses (every rule the CRD also has is covered by the unit test of Validate),
+// and inputs the API server refuses at once, which Validate refuses too.
 func TestSimulatorInvalidSpec(t *testing.T) {
 	env, ns, _ := simctlSetup(t, "sim-invalid")
+	for _, sim := range []*simv1alpha1.Simulator{
+		{ObjectMeta: metav1.ObjectMeta{Name: "1-starts-with-a-digit"}},
+		{ObjectMeta: metav1.ObjectMeta{Name: strings.Repeat("long", 16)}},
+		{ObjectMeta: metav1.ObjectMeta{Name: "with.dot"}},
+		{ObjectMeta: metav1.ObjectMeta{Name: "cors-comma"}, Spec: simv1alpha1.SimulatorSpec{CORSAllowedOriginList: []string{"http://a.example,http://b.example"}}},
+		{ObjectMeta: metav1.ObjectMeta{Name: "etcd-comma"}, Spec: simv1alpha1.SimulatorSpec{EtcdURL: ptr.To("http://a:2379,http://b:2379")}},
+	} {
+		_, err := env.Admin.Operator.SimulationV1alpha1().Simulators(ns).Create(context.Background(), sim, metav1.CreateOptions{})
+		if !apierrors.IsInvalid(err) {
+			t.Errorf("creating Simulator %q: %v, want the API server to refuse it as invalid", sim.Name, err)
+		}
+		if errs := simulatorcontroller.Validate(sim); len(errs) == 0 {
+			t.Errorf("Simulator %q: the API server refuses it but Validate accepts it", sim.Name)
+		}
+	}
 	for _, tc := range []struct {
 		name    string
 		spec    simv1alpha1.SimulatorSpec
 		message string
 	}{
-		{"1-starts-with-a-digit", simv1alpha1.SimulatorSpec{}, "metadata.name"},
-		{strings.Repeat("long", 16), simv1alpha1.SimulatorSpec{}, "metadata.name"},
-		{"with.dot", simv1alpha1.SimulatorSpec{}, "metadata.name"},
 		{"etcd-port", simv1alpha1.SimulatorSpec{KubeAPIServerPort: 2379}, "spec.kubeAPIServerPort"},
 		{"etcd-url-space", simv1alpha1.SimulatorSpec{EtcdURL: ptr.To("http://etcd.example:2379 --x")}, "spec.etcdURL"},
-		{"cors-comma", simv1alpha1.SimulatorSpec{CORSAllowedOriginList: []string{"http://a.example,http://b.example"}}, "spec.corsAllowedOriginList[0]"},
 		{"init-container", simv1alpha1.SimulatorSpec{PodTemplate: &corev1.PodTemplateSpec{Spec: corev1.PodSpec{
 			InitContainers: []corev1.Container{{Name: "simulator", Image: "busybox"}}, Containers: []corev1.Container{}}}},
 			"spec.podTemplate.spec.initContainers[0].name"},

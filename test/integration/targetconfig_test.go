@@ -8,8 +8,6 @@ import (
 	"time"
 
 	operatorv1 "github.com/openshift/api/operator/v1"
-	"github.com/openshift/library-go/pkg/operator/v1helpers"
-	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -17,148 +15,8 @@ import (
 
 	secondaryschedulerv1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render"
-	"github.com/openshift/secondary-scheduler-operator/pkg/operator/targetconfigcontroller"
 	"github.com/openshift/secondary-scheduler-operator/test/framework"
 )
-
-const (
-	operandNS  = render.OperandNamespace
-	operand    = render.OperandName
-	userConfig = "my-scheduler-config"
-)
-
-// operatorUnderTest runs the operator in-process under exactly the RBAC that
-// manifests/ ship, with every request it sends counted.
-type operatorUnderTest struct {
-	env      *framework.Env
-	admin    *framework.Clients
-	requests *framework.RequestCounter
-}
-
-func startOperator(t *testing.T) *operatorUnderTest {
-	t.Helper()
-	env := framework.Shared(t)
-	cfg, requests := framework.CountRequests(env.OperatorConfig(t))
-	framework.RunOperator(t, cfg)
-	return &operatorUnderTest{env: env, admin: env.Admin, requests: requests}
-}
-
-// createSecondaryScheduler creates the singleton (see framework.CreateSecondaryScheduler)
-// and, once it is gone at the end of the test, the user's ConfigMap.
-func (o *operatorUnderTest) createSecondaryScheduler(t *testing.T, spec secondaryschedulerv1.SecondarySchedulerSpec) {
-	t.Helper()
-	t.Cleanup(func() {
-		_ = o.admin.Kube.CoreV1().ConfigMaps(operandNS).Delete(context.Background(), userConfig, metav1.DeleteOptions{})
-	})
-	o.env.CreateSecondaryScheduler(t, spec)
-}
-
-func (o *operatorUnderTest) updateSpec(t *testing.T, mutate func(spec *secondaryschedulerv1.SecondarySchedulerSpec)) {
-	t.Helper()
-	ctx := context.Background()
-	framework.WaitFor(ctx, t, "the SecondaryScheduler update", func() (bool, error) {
-		ss, err := o.admin.Operator.OperatorV1().SecondarySchedulers().Get(ctx, "cluster", metav1.GetOptions{})
-		if err != nil {
-			return false, err
-		}
-		mutate(&ss.Spec)
-		_, err = o.admin.Operator.OperatorV1().SecondarySchedulers().Update(ctx, ss, metav1.UpdateOptions{})
-		return err == nil, err
-	})
-}
-
-func (o *operatorUnderTest) deployment(t *testing.T) *appsv1.Deployment {
-	t.Helper()
-	var d *appsv1.Deployment
-	framework.WaitFor(context.Background(), t, "the operand Deployment", func() (bool, error) {
-		var err error
-		d, err = o.admin.Kube.AppsV1().Deployments(operandNS).Get(context.Background(), operand, metav1.GetOptions{})
-		return err == nil, err
-	})
-	return d
-}
-
-// waitForRollout waits until the Deployment's pod template differs from before.
-func (o *operatorUnderTest) waitForRollout(t *testing.T, before *appsv1.Deployment, desc string) *appsv1.Deployment {
-	t.Helper()
-	var after *appsv1.Deployment
-	framework.WaitFor(context.Background(), t, desc, func() (bool, error) {
-		d, err := o.admin.Kube.AppsV1().Deployments(operandNS).Get(context.Background(), operand, metav1.GetOptions{})
-		if err != nil {
-			return false, err
-		}
-		after = d
-		return d.Generation > before.Generation, nil
-	})
-	return after
-}
-
-// settled waits until the operator has stopped changing the Deployment and the
-// merged ConfigMap (a new SecondaryScheduler may still get observed config), and
-// returns them.
-func (o *operatorUnderTest) settled(t *testing.T) (*appsv1.Deployment, *corev1.ConfigMap) {
-	t.Helper()
-	ctx := context.Background()
-	var d *appsv1.Deployment
-	var cm *corev1.ConfigMap
-	framework.WaitFor(ctx, t, "the operand to settle", func() (bool, error) {
-		before := o.deployment(t)
-		beforeCM, err := o.admin.Kube.CoreV1().ConfigMaps(operandNS).Get(ctx, render.ConfigMapName, metav1.GetOptions{})
-		if err != nil {
-			return false, err
-		}
-		time.Sleep(1500 * time.Millisecond)
-		d = o.deployment(t)
-		cm, err = o.admin.Kube.CoreV1().ConfigMaps(operandNS).Get(ctx, render.ConfigMapName, metav1.GetOptions{})
-		if err != nil {
-			return false, err
-		}
-		return d.Generation == before.Generation && cm.ResourceVersion == beforeCM.ResourceVersion, nil
-	})
-	return d, cm
-}
-
-func (o *operatorUnderTest) condition(t *testing.T, conditionType string) *operatorv1.OperatorCondition {
-	t.Helper()
-	ss, err := o.admin.Operator.OperatorV1().SecondarySchedulers().Get(context.Background(), "cluster", metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return v1helpers.FindOperatorCondition(ss.Status.Conditions, conditionType)
-}
-
-// waitForDegraded waits for TargetConfigControllerDegraded=status with every fragment in its message.
-func (o *operatorUnderTest) waitForDegraded(t *testing.T, status operatorv1.ConditionStatus, fragments ...string) {
-	t.Helper()
-	framework.WaitFor(context.Background(), t, fmt.Sprintf("%s=%s with %q", targetconfigcontroller.ConditionType, status, fragments), func() (bool, error) {
-		c := o.condition(t, targetconfigcontroller.ConditionType)
-		if c == nil || c.Status != status {
-			return false, fmt.Errorf("condition is %+v", c)
-		}
-		for _, f := range fragments {
-			if !strings.Contains(c.Message, f) {
-				return false, fmt.Errorf("message %q lacks %q", c.Message, f)
-			}
-		}
-		return true, nil
-	})
-}
-
-func (o *operatorUnderTest) setUserConfig(t *testing.T, config string) {
-	t.Helper()
-	ctx := context.Background()
-	cm := &corev1.ConfigMap{
-		ObjectMeta: metav1.ObjectMeta{Name: userConfig, Namespace: operandNS},
-		Data:       map[string]string{render.ConfigKey: config},
-	}
-	_, err := o.admin.Kube.CoreV1().ConfigMaps(operandNS).Update(ctx, cm, metav1.UpdateOptions{})
-	if apierrors.IsNotFound(err) {
-		_, err = o.admin.Kube.CoreV1().ConfigMaps(operandNS).Create(ctx, cm, metav1.CreateOptions{})
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-}
 
 func TestOperandIsCreatedAndRepaired(t *testing.T) {
 	o := startOperator(t)
@@ -181,11 +39,12 @@ func TestOperandIsCreatedAndRepaired(t *testing.T) {
 			return err
 		},
 			func() error { return kube.AppsV1().Deployments(operandNS).Delete(ctx, operand, metav1.DeleteOptions{}) }},
-		{"ConfigMap", func() error {
-			_, err := kube.CoreV1().ConfigMaps(operandNS).Get(ctx, render.ConfigMapName, metav1.GetOptions{})
+		// The config ConfigMap the pods run: named by the hash of the config in status.
+		{"config ConfigMap", func() error {
+			_, err := kube.CoreV1().ConfigMaps(operandNS).Get(ctx, o.configMapName(t), metav1.GetOptions{})
 			return err
 		}, func() error {
-			return kube.CoreV1().ConfigMaps(operandNS).Delete(ctx, render.ConfigMapName, metav1.DeleteOptions{})
+			return kube.CoreV1().ConfigMaps(operandNS).Delete(ctx, o.configMapName(t), metav1.DeleteOptions{})
 		}},
 		{"ServiceAccount", func() error {
 			_, err := kube.CoreV1().ServiceAccounts(operandNS).Get(ctx, operand, metav1.GetOptions{})
@@ -241,21 +100,47 @@ func TestOperandIsCreatedAndRepaired(t *testing.T) {
 			return d.Spec.Template.Spec.Containers[0].Image == "registry.k8s.io/kube-scheduler:v1.36.2", nil
 		})
 	})
-	t.Run("edited ConfigMap is reverted", func(t *testing.T) {
-		cm, err := kube.CoreV1().ConfigMaps(operandNS).Get(ctx, render.ConfigMapName, metav1.GetOptions{})
-		if err != nil {
-			t.Fatal(err)
+	// The pods read their configuration once; an edit must not leave a running
+	// scheduler and its ConfigMap telling different stories.
+	t.Run("the config ConfigMap cannot be edited", func(t *testing.T) {
+		d, cm := o.settled(t)
+		if want := o.configMapName(t); cm.Name != want {
+			t.Errorf("the Deployment mounts ConfigMap %s, want %s (status.configHash)", cm.Name, want)
+		}
+		if cm.Immutable == nil || !*cm.Immutable {
+			t.Errorf("ConfigMap %s: immutable = %v, want true", cm.Name, cm.Immutable)
+		}
+		if got, want := cm.Annotations[render.ConfigHashAnnotation], d.Spec.Template.Annotations[render.ConfigHashAnnotation]; got != want {
+			t.Errorf("ConfigMap %s: %s = %q, want the pod template's %q", cm.Name, render.ConfigHashAnnotation, got, want)
+		}
+		if cm.Labels[render.ManagedByLabel] != render.ManagedByValue {
+			t.Errorf("ConfigMap %s: labels %v lack %s=%s", cm.Name, cm.Labels, render.ManagedByLabel, render.ManagedByValue)
 		}
 		want := cm.Data[render.ConfigKey]
-		cm.Data[render.ConfigKey] = "hand: edited\n"
-		if _, err := kube.CoreV1().ConfigMaps(operandNS).Update(ctx, cm, metav1.UpdateOptions{}); err != nil {
-			t.Fatal(err)
+		edited := cm.DeepCopy()
+		edited.Data[render.ConfigKey] = "hand: edited\n"
+		_, err := kube.CoreV1().ConfigMaps(operandNS).Update(ctx, edited, metav1.UpdateOptions{})
+		framework.ExpectInvalid(t, err, "field is immutable")
+		got, err := kube.CoreV1().ConfigMaps(operandNS).Get(ctx, cm.Name, metav1.GetOptions{})
+		if err != nil || got.Data[render.ConfigKey] != want {
+			t.Errorf("ConfigMap %s after a refused edit: %v, %v", cm.Name, got, err)
 		}
-		framework.WaitFor(ctx, t, "the merged config to be restored", func() (bool, error) {
-			cm, err := kube.CoreV1().ConfigMaps(operandNS).Get(ctx, render.ConfigMapName, metav1.GetOptions{})
-			return err == nil && cm.Data[render.ConfigKey] == want, err
-		})
 	})
+}
+
+// configMapName is the config ConfigMap of the configuration in status.configHash.
+func (o *operatorUnderTest) configMapName(t *testing.T) string {
+	t.Helper()
+	var hash string
+	framework.WaitFor(context.Background(), t, "status.configHash", func() (bool, error) {
+		ss, err := o.get(context.Background())
+		if err != nil {
+			return false, err
+		}
+		hash = ss.Status.ConfigHash
+		return hash != "", nil
+	})
+	return render.ConfigMapNameFor(hash)
 }
 
 func TestRolloutsFollowInputsAndNothingElse(t *testing.T) {
@@ -273,8 +158,12 @@ func TestRolloutsFollowInputsAndNothingElse(t *testing.T) {
 	t.Run("user ConfigMap change rolls the Deployment", func(t *testing.T) {
 		o.setUserConfig(t, "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nprofiles:\n- schedulerName: secondary-scheduler\n- schedulerName: gang-scheduler\n")
 		after := o.waitForRollout(t, before, "the config change to roll the Deployment")
-		if after.Spec.Template.Annotations[render.ConfigHashAnnotation] == before.Spec.Template.Annotations[render.ConfigHashAnnotation] {
+		hash := after.Spec.Template.Annotations[render.ConfigHashAnnotation]
+		if hash == before.Spec.Template.Annotations[render.ConfigHashAnnotation] {
 			t.Errorf("the pod template's %s did not change", render.ConfigHashAnnotation)
+		}
+		if got, want := configMapOf(after), render.ConfigMapNameFor(hash); got != want {
+			t.Errorf("the pod template mounts ConfigMap %s, want %s, the new configuration's", got, want)
 		}
 		framework.WaitFor(ctx, t, "both schedulerNames in status", func() (bool, error) {
 			ss, err := o.admin.Operator.OperatorV1().SecondarySchedulers().Get(ctx, "cluster", metav1.GetOptions{})
@@ -345,13 +234,13 @@ func TestBadInputNeverReachesTheRunningScheduler(t *testing.T) {
 	lastGood, lastGoodConfig := o.settled(t)
 	untouched := func(t *testing.T) {
 		t.Helper()
-		framework.Consistently(ctx, t, time.Second, "the Deployment and merged ConfigMap to stay as they were", func() (bool, error) {
+		framework.Consistently(ctx, t, time.Second, "the Deployment and its config ConfigMap to stay as they were", func() (bool, error) {
 			d := o.deployment(t)
-			cm, err := o.admin.Kube.CoreV1().ConfigMaps(operandNS).Get(ctx, render.ConfigMapName, metav1.GetOptions{})
+			cm, err := o.mountedConfig(ctx, d)
 			if err != nil {
 				return false, err
 			}
-			return d.Generation == lastGood.Generation && cm.ResourceVersion == lastGoodConfig.ResourceVersion, nil
+			return d.Generation == lastGood.Generation && cm.Name == lastGoodConfig.Name && cm.ResourceVersion == lastGoodConfig.ResourceVersion, nil
 		})
 	}
 
@@ -409,7 +298,7 @@ func TestBadInputNeverReachesTheRunningScheduler(t *testing.T) {
 					spec.RBAC = nil
 				})
 			},
-			messages: []string{"ClusterRole secondary-scheduler-extra", "secrets", "secondary-scheduler-operator-grantable"},
+			messages: []string{"spec.rbac.clusterRules[0]", "get secrets", "secondary-scheduler-operator-grantable", "Nothing was applied"},
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -438,7 +327,7 @@ func TestManagementStates(t *testing.T) {
 	})
 	ctx := context.Background()
 	kube := o.admin.Kube
-	managed, _ := o.settled(t)
+	managed, managedConfig := o.settled(t)
 
 	t.Run("Unmanaged writes nothing", func(t *testing.T) {
 		o.updateSpec(t, func(spec *secondaryschedulerv1.SecondarySchedulerSpec) { spec.ManagementState = operatorv1.Unmanaged })
@@ -463,7 +352,7 @@ func TestManagementStates(t *testing.T) {
 		framework.WaitFor(ctx, t, "every operand object to be deleted", func() (bool, error) {
 			for name, err := range map[string]error{
 				"Deployment":              getErr(kube.AppsV1().Deployments(operandNS).Get(ctx, operand, metav1.GetOptions{})),
-				"ConfigMap":               getErr(kube.CoreV1().ConfigMaps(operandNS).Get(ctx, render.ConfigMapName, metav1.GetOptions{})),
+				"config ConfigMap":        getErr(kube.CoreV1().ConfigMaps(operandNS).Get(ctx, managedConfig.Name, metav1.GetOptions{})),
 				"ServiceAccount":          getErr(kube.CoreV1().ServiceAccounts(operandNS).Get(ctx, operand, metav1.GetOptions{})),
 				"ClusterRoleBinding":      getErr(kube.RbacV1().ClusterRoleBindings().Get(ctx, "secondary-scheduler-system-kube-scheduler", metav1.GetOptions{})),
 				"ClusterRole extra":       getErr(kube.RbacV1().ClusterRoles().Get(ctx, render.ExtraRBACName, metav1.GetOptions{})),
@@ -473,7 +362,8 @@ func TestManagementStates(t *testing.T) {
 					return false, fmt.Errorf("%s still there (%v)", name, err)
 				}
 			}
-			return true, nil
+			names, err := o.configMapNames(ctx)
+			return satisfied(err == nil && len(names) == 0, fmt.Sprintf("config ConfigMaps %v (%v)", names, err))
 		})
 		if _, err := kube.CoreV1().Namespaces().Get(ctx, operandNS, metav1.GetOptions{}); err != nil {
 			t.Errorf("the operand namespace must stay: %v", err)
@@ -486,6 +376,10 @@ func TestManagementStates(t *testing.T) {
 		if d.Spec.Template.Spec.Containers[0].Image != managed.Spec.Template.Spec.Containers[0].Image {
 			t.Errorf("recreated with image %q", d.Spec.Template.Spec.Containers[0].Image)
 		}
+		framework.WaitFor(ctx, t, "the config ConfigMap to be recreated", func() (bool, error) {
+			cm, err := o.mountedConfig(ctx, o.deployment(t))
+			return err == nil && cm.Data[render.ConfigKey] == managedConfig.Data[render.ConfigKey], err
+		})
 	})
 
 	t.Run("deleting the SecondaryScheduler orphans nothing", func(t *testing.T) {

@@ -18,8 +18,12 @@ import (
 func ForKind(kind schema.GroupVersionKind) interface{} {
 	switch kind {
 	// Group=operator.openshift.io, Version=v1
+	case v1.SchemeGroupVersion.WithKind("FailedRollout"):
+		return &operatorv1.FailedRolloutApplyConfiguration{}
 	case v1.SchemeGroupVersion.WithKind("Placement"):
 		return &operatorv1.PlacementApplyConfiguration{}
+	case v1.SchemeGroupVersion.WithKind("Rollout"):
+		return &operatorv1.RolloutApplyConfiguration{}
 	case v1.SchemeGroupVersion.WithKind("SchedulerContainer"):
 		return &operatorv1.SchedulerContainerApplyConfiguration{}
 	case v1.SchemeGroupVersion.WithKind("SchedulerRBAC"):

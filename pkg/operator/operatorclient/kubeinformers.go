@@ -6,6 +6,7 @@ import (
 
 	"github.com/openshift/library-go/pkg/operator/v1helpers"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/client-go/informers"
@@ -76,4 +77,15 @@ func (s scopedInformers) SecretLister() corev1listers.SecretLister {
 
 func (s scopedInformers) PodLister() corev1listers.PodLister {
 	return s[OperandNamespace].Core().V1().Pods().Lister()
+}
+
+// NewNamedClusterRoleInformers returns an informer factory whose ClusterRole
+// informer holds the one ClusterRole called name: the operator reads it (the
+// ceiling of spec.rbac) but does not own it, so the managed-by filter of
+// NewKubeInformers would hide it.
+func NewNamedClusterRoleInformers(kubeClient kubernetes.Interface, name string) informers.SharedInformerFactory {
+	return informers.NewSharedInformerFactoryWithOptions(kubeClient, informerResync,
+		informers.WithTweakListOptions(func(o *metav1.ListOptions) {
+			o.FieldSelector = fields.OneTermEqualSelector("metadata.name", name).String()
+		}))
 }

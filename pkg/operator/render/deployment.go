@@ -1,6 +1,8 @@
 package render
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -19,7 +21,8 @@ const servingCertMountPath = "/var/run/secrets/serving-cert"
 // cache the SecondaryScheduler came from. Only what changes the pod goes into the
 // pod template, so a change elsewhere (managementState, operatorLogLevel, rbac)
 // does not roll the pods.
-func renderDeployment(d *appsv1.Deployment, ss *secondaryschedulerv1.SecondaryScheduler, observed observedConfig, configHash string, servingCert bool) *appsv1.Deployment {
+// It returns the Deployment and the hash of its pod template.
+func renderDeployment(d *appsv1.Deployment, ss *secondaryschedulerv1.SecondaryScheduler, observed observedConfig, configHash string, servingCert bool) (*appsv1.Deployment, string, error) {
 	spec := ss.Spec.DeepCopy()
 	pod := &d.Spec.Template.Spec
 	c := &pod.Containers[0]
@@ -74,10 +77,23 @@ func renderDeployment(d *appsv1.Deployment, ss *secondaryschedulerv1.SecondarySc
 	if d.Spec.Template.Annotations == nil {
 		d.Spec.Template.Annotations = map[string]string{}
 	}
-	// The config is read once at start-up from a mounted ConfigMap: its hash on
-	// the pod template is what rolls the pods when it changes.
+	// Each configuration has its own immutable ConfigMap, so a change of it
+	// changes the pod template and rolls the pods.
 	d.Spec.Template.Annotations[ConfigHashAnnotation] = configHash
-	return d
+	for i := range pod.Volumes {
+		if v := &pod.Volumes[i]; v.Name == secondaryschedulerv1.ConfigVolumeName {
+			v.ConfigMap.Name = ConfigMapNameFor(configHash)
+		}
+	}
+	// Hashed as rendered, before the template hash itself is added.
+	data, err := json.Marshal(&d.Spec.Template)
+	if err != nil {
+		return nil, "", fmt.Errorf("encoding the pod template: %w", err)
+	}
+	sum := sha256.Sum256(data)
+	templateHash := hex.EncodeToString(sum[:8])
+	d.Spec.Template.Annotations[TemplateHashAnnotation] = templateHash
+	return d, templateHash, nil
 }
 
 // overlaySecurityContext sets the fields the user set over the default: JSON

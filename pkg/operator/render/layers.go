@@ -36,6 +36,9 @@ type layer struct {
 // layer has problems (recorded in errs) and an empty layer for empty data.
 func parseLayer(source string, data []byte, errs *problems) *layer {
 	l := &layer{source: source, obj: map[string]interface{}{}}
+	if !checkBounds(source, data, errs) {
+		return nil
+	}
 	j, err := yaml.YAMLToJSONStrict(data)
 	if err != nil {
 		errs.addf(source, "", "not valid YAML: %v", err)

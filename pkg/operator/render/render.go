@@ -2,11 +2,13 @@ package render
 
 import (
 	"fmt"
+	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/utils/ptr"
 
 	secondaryschedulerv1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1"
 )
@@ -20,7 +22,8 @@ const (
 	OperandName = secondaryschedulerv1.SchedulerContainerName
 	// DefaultSchedulerName is the schedulerName of the default profile.
 	DefaultSchedulerName = "secondary-scheduler"
-	// ConfigMapName is the operator-owned ConfigMap with the merged configuration.
+	// ConfigMapName prefixes the operator-owned, immutable ConfigMaps that hold
+	// merged configurations, one per content hash (ConfigMapNameFor).
 	ConfigMapName = "secondary-scheduler-config"
 	// ConfigKey is the key of the scheduler configuration in both the user's and
 	// the operator's ConfigMap.
@@ -34,10 +37,31 @@ const (
 	ManagedByLabel = "app.kubernetes.io/managed-by"
 	ManagedByValue = "secondary-scheduler-operator"
 
-	// ConfigHashAnnotation on the pod template holds Objects.ConfigHash, so a
-	// change of the merged configuration rolls the scheduler pods.
+	// ConfigHashAnnotation on the pod template and on a config ConfigMap holds
+	// the hash of the merged configuration the pods run with.
 	ConfigHashAnnotation = "operator.openshift.io/config-hash"
+	// TemplateHashAnnotation on the pod template identifies the template: pods
+	// carry it, so a failing rollout is known by it (Objects.TemplateHash).
+	TemplateHashAnnotation = "operator.openshift.io/template-hash"
+
+	configHashNameLength = 12
 )
+
+// ConfigMapNameFor names the immutable ConfigMap holding the merged
+// configuration with this hash: a pod never sees a configuration other than
+// the one it was started with, and an old one stays available for rollback.
+func ConfigMapNameFor(configHash string) string {
+	if len(configHash) > configHashNameLength {
+		configHash = configHash[:configHashNameLength]
+	}
+	return ConfigMapName + "-" + configHash
+}
+
+// IsConfigMapName tells whether name is one the operator gives config
+// ConfigMaps, the unhashed name of earlier releases included.
+func IsConfigMapName(name string) bool {
+	return name == ConfigMapName || strings.HasPrefix(name, ConfigMapName+"-")
+}
 
 // Inputs is everything Render reads. It holds no clients: the caller fetches.
 type Inputs struct {
@@ -50,6 +74,10 @@ type Inputs struct {
 	// with it; otherwise kube-scheduler serves with a self-signed certificate,
 	// which is what happens on Kubernetes without service-ca.
 	ServingCertAvailable bool
+	// RollbackConfigHash, when set, is the configuration the Deployment runs
+	// instead of the merged one: the last that ran, after the merged one failed
+	// to start. Its ConfigMap (ConfigMapNameFor) must still exist.
+	RollbackConfigHash string
 }
 
 // Objects is every object the operator applies for one SecondaryScheduler.
@@ -60,7 +88,8 @@ type Objects struct {
 	ClusterRoleBindings []*rbacv1.ClusterRoleBinding
 	Roles               []*rbacv1.Role
 	RoleBindings        []*rbacv1.RoleBinding
-	// ConfigMap is openshift-secondary-scheduler/secondary-scheduler-config, key config.yaml.
+	// ConfigMap holds the merged configuration under config.yaml, named by its
+	// hash (ConfigMapNameFor) and immutable.
 	ConfigMap *corev1.ConfigMap
 	// Service is the metrics Service of the scheduler's https port 10259.
 	Service    *corev1.Service
@@ -69,6 +98,10 @@ type Objects struct {
 	SchedulerNames []string
 	// ConfigHash is the hex SHA-256 of the merged config.yaml.
 	ConfigHash string
+	// TemplateHash identifies the pod template that runs the merged
+	// configuration. It is the Deployment's unless Inputs.RollbackConfigHash
+	// pinned another configuration.
+	TemplateHash string
 }
 
 // Render turns a SecondaryScheduler (and the ConfigMap it names) into every object
@@ -104,7 +137,10 @@ func Render(in Inputs) (*Objects, error) {
 		SchedulerNames: cfg.schedulerNames,
 		ConfigHash:     cfg.hash,
 	}
+	o.ConfigMap.Name = ConfigMapNameFor(cfg.hash)
+	o.ConfigMap.Annotations = map[string]string{ConfigHashAnnotation: cfg.hash}
 	o.ConfigMap.Data = map[string]string{ConfigKey: string(cfg.yaml)}
+	o.ConfigMap.Immutable = ptr.To(true)
 	if rules := extraRules(ss).cluster; len(rules) > 0 {
 		role := t.extraClusterRole.DeepCopy()
 		role.Rules = rules
@@ -117,7 +153,14 @@ func Render(in Inputs) (*Objects, error) {
 		o.Roles = append(o.Roles, role)
 		o.RoleBindings = append(o.RoleBindings, t.extraRoleBinding.DeepCopy())
 	}
-	o.Deployment = renderDeployment(t.deployment.DeepCopy(), ss, observed, cfg.hash, in.ServingCertAvailable)
+	if o.Deployment, o.TemplateHash, err = renderDeployment(t.deployment.DeepCopy(), ss, observed, cfg.hash, in.ServingCertAvailable); err != nil {
+		return nil, err
+	}
+	if h := in.RollbackConfigHash; h != "" && h != cfg.hash {
+		if o.Deployment, _, err = renderDeployment(t.deployment.DeepCopy(), ss, observed, h, in.ServingCertAvailable); err != nil {
+			return nil, err
+		}
+	}
 	for _, obj := range o.All() {
 		setTypeMeta(obj)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/openshift/library-go/pkg/operator/v1helpers"
 	appsv1 "k8s.io/api/apps/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -125,26 +126,43 @@ func (c *targetConfigController) applyDeployment(ctx context.Context, recorder e
 }
 
 // updateStatus records what was rolled out; each write happens only on a change.
-func (c *targetConfigController) updateStatus(ctx context.Context, ss *secondaryschedulerv1.SecondaryScheduler, objs *render.Objects, d *appsv1.Deployment) error {
+func (c *targetConfigController) updateStatus(ctx context.Context, ss *secondaryschedulerv1.SecondaryScheduler, objs *render.Objects,
+	d *appsv1.Deployment, history *secondaryschedulerv1.SecondarySchedulerStatus, rolloutFailure string) error {
+	condition := operatorv1.OperatorCondition{Type: ConditionType, Status: operatorv1.ConditionFalse, Reason: "AsExpected"}
+	if rolloutFailure != "" {
+		condition = operatorv1.OperatorCondition{Type: ConditionType, Status: operatorv1.ConditionTrue, Reason: reasonRolloutFailed, Message: boundMessage(rolloutFailure)}
+	}
 	if _, _, err := v1helpers.UpdateStatus(ctx, c.operatorClient,
 		func(status *operatorv1.OperatorStatus) error {
 			resourcemerge.SetDeploymentGeneration(&status.Generations, d)
 			return nil
 		},
-		v1helpers.UpdateConditionFn(operatorv1.OperatorCondition{Type: ConditionType, Status: operatorv1.ConditionFalse, Reason: "AsExpected"}),
+		v1helpers.UpdateConditionFn(condition),
 	); err != nil {
 		return err
 	}
-	if slices.Equal(ss.Status.SchedulerNames, objs.SchedulerNames) && ss.Status.ConfigHash == objs.ConfigHash {
+	if slices.Equal(ss.Status.SchedulerNames, objs.SchedulerNames) && ss.Status.ConfigHash == objs.ConfigHash &&
+		equality.Semantic.DeepEqual(ss.Status.LastKnownGood, history.LastKnownGood) &&
+		equality.Semantic.DeepEqual(ss.Status.FailedRollout, history.FailedRollout) {
 		return nil
 	}
-	// Server-side apply of just these two fields: no resourceVersion, so no
+	// Server-side apply of just these fields: no resourceVersion, so no
 	// conflict with the other controllers writing conditions at the same time.
+	// A field left out of the apply configuration is removed.
 	status := secondaryschedulerapply.SecondarySchedulerStatus().WithSchedulerNames(objs.SchedulerNames...).WithConfigHash(objs.ConfigHash)
-	_, err := c.statusClient.SecondarySchedulers().ApplyStatus(ctx,
+	if lkg := history.LastKnownGood; lkg != nil {
+		status.WithLastKnownGood(secondaryschedulerapply.Rollout().WithConfigHash(lkg.ConfigHash).WithTemplateHash(lkg.TemplateHash))
+	}
+	if f := history.FailedRollout; f != nil {
+		status.WithFailedRollout(secondaryschedulerapply.FailedRollout().WithConfigHash(f.ConfigHash).
+			WithTemplateHash(f.TemplateHash).WithMessage(f.Message).WithFailedAt(f.FailedAt))
+	}
+	if _, err := c.statusClient.SecondarySchedulers().ApplyStatus(ctx,
 		secondaryschedulerapply.SecondaryScheduler(ss.Name).WithStatus(status),
-		metav1.ApplyOptions{FieldManager: "TargetConfigController", Force: true})
-	return err
+		metav1.ApplyOptions{FieldManager: "TargetConfigController", Force: true}); err != nil {
+		return err
+	}
+	return nil
 }
 
 // rbacRefusedMessage turns the API server's escalation refusal into what to do.

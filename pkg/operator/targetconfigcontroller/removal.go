@@ -6,15 +6,16 @@ import (
 
 	"github.com/openshift/library-go/pkg/operator/events"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render"
 )
 
-// deleteOperand deletes what this controller writes: the Deployment, the merged
-// ConfigMap and the extra RBAC. The fixed objects are the static resources
+// deleteOperand deletes what this controller writes: the Deployment, the config
+// ConfigMaps and the extra RBAC. The fixed objects are the static resources
 // controller's to delete. The operand namespace stays: it holds the user's
 // own ConfigMap, which must survive a Removed/Managed round trip.
-func (c *targetConfigController) deleteOperand(ctx context.Context, recorder events.Recorder) error {
+func (c *targetConfigController) deleteOperand(ctx context.Context, recorder events.Recorder, userConfig string) error {
 	ns := render.OperandNamespace
 	operand := c.kubeInformers.InformersFor(ns)
 	return errors.Join(
@@ -26,11 +27,7 @@ func (c *targetConfigController) deleteOperand(ctx context.Context, recorder eve
 			func() error {
 				return c.kubeClient.AppsV1().Deployments(ns).Delete(ctx, render.OperandName, metav1.DeleteOptions{})
 			}),
-		deleteIfCached(ctx, recorder, "ConfigMap", ns+"/"+render.ConfigMapName,
-			func() error { _, err := c.configMapLister.Get(render.ConfigMapName); return err },
-			func() error {
-				return c.kubeClient.CoreV1().ConfigMaps(ns).Delete(ctx, render.ConfigMapName, metav1.DeleteOptions{})
-			}),
+		c.deleteConfigMaps(ctx, recorder, userConfig),
 		c.deleteExtraRBAC(ctx, recorder),
 		c.deleteExtraClusterRBAC(ctx, recorder),
 	)
@@ -38,9 +35,23 @@ func (c *targetConfigController) deleteOperand(ctx context.Context, recorder eve
 
 // finalize runs when the SecondaryScheduler is deleted: everything made for it
 // goes, the cluster-scoped objects included, then the finalizer is released.
-func (c *targetConfigController) finalize(ctx context.Context, recorder events.Recorder) error {
-	if err := errors.Join(c.deleteOperand(ctx, recorder), c.deleteStatic(ctx, recorder)); err != nil {
+func (c *targetConfigController) finalize(ctx context.Context, recorder events.Recorder, userConfig string) error {
+	if err := errors.Join(c.deleteOperand(ctx, recorder, userConfig), c.deleteStatic(ctx, recorder)); err != nil {
 		return err
 	}
 	return c.operatorClient.RemoveFinalizer(ctx, CleanupFinalizer)
+}
+
+// deleteConfigMaps deletes every config ConfigMap the operator made: our name
+// and our label, never the ConfigMap the user named in spec.schedulerConfig.
+func (c *targetConfigController) deleteConfigMaps(ctx context.Context, recorder events.Recorder, userConfig string) error {
+	all, err := c.configMapLister.List(labels.SelectorFromSet(labels.Set{render.ManagedByLabel: render.ManagedByValue}))
+	if err != nil {
+		return err
+	}
+	var errs []error
+	for _, name := range staleConfigMaps(all, nil, userConfig, 0) {
+		errs = append(errs, c.deleteConfigMap(ctx, recorder, name))
+	}
+	return errors.Join(errs...)
 }

@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	operatorv1 "github.com/openshift/api/operator/v1"
 	"github.com/openshift/library-go/pkg/controller/factory"
@@ -15,8 +16,11 @@ import (
 	"github.com/openshift/library-go/pkg/operator/resource/resourceapply"
 	"github.com/openshift/library-go/pkg/operator/v1helpers"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	rbacv1informers "k8s.io/client-go/informers/rbac/v1"
 	"k8s.io/client-go/kubernetes"
+	appsv1listers "k8s.io/client-go/listers/apps/v1"
 	corev1listers "k8s.io/client-go/listers/core/v1"
+	rbacv1listers "k8s.io/client-go/listers/rbac/v1"
 
 	secondaryschedulerv1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1"
 	secondaryschedulerclient "github.com/openshift/secondary-scheduler-operator/pkg/generated/clientset/versioned/typed/operator/v1"
@@ -48,11 +52,16 @@ type targetConfigController struct {
 	statusClient    secondaryschedulerclient.SecondarySchedulersGetter
 	kubeClient      kubernetes.Interface
 	configMapLister corev1listers.ConfigMapNamespaceLister
+	podLister       corev1listers.PodNamespaceLister
+	grantableLister rbacv1listers.ClusterRoleLister
+	deployments     appsv1listers.DeploymentNamespaceLister
 	secretLister    corev1listers.SecretNamespaceLister
 	kubeInformers   v1helpers.KubeInformersForNamespaces
 	// deleteStatic deletes the fixed objects of the static resources controller
 	// when the SecondaryScheduler itself is deleted.
 	deleteStatic func(ctx context.Context, recorder events.Recorder) error
+	// written is the rollout record last written (one worker: no locking).
+	written *writtenRollout
 }
 
 // NewTargetConfigController returns the controller. kubeClient should read
@@ -64,6 +73,7 @@ func NewTargetConfigController(
 	statusClient secondaryschedulerclient.SecondarySchedulersGetter,
 	kubeClient kubernetes.Interface,
 	kubeInformers v1helpers.KubeInformersForNamespaces,
+	grantable rbacv1informers.ClusterRoleInformer,
 	deleteStatic func(ctx context.Context, recorder events.Recorder) error,
 	recorder events.Recorder,
 ) factory.Controller {
@@ -75,6 +85,9 @@ func NewTargetConfigController(
 		statusClient:    statusClient,
 		kubeClient:      kubeClient,
 		configMapLister: operand.Core().V1().ConfigMaps().Lister().ConfigMaps(render.OperandNamespace),
+		podLister:       operand.Core().V1().Pods().Lister().Pods(render.OperandNamespace),
+		grantableLister: grantable.Lister(),
+		deployments:     operand.Apps().V1().Deployments().Lister().Deployments(render.OperandNamespace),
 		secretLister:    operand.Core().V1().Secrets().Lister().Secrets(render.OperandNamespace),
 		kubeInformers:   kubeInformers,
 		deleteStatic:    deleteStatic,
@@ -88,10 +101,14 @@ func NewTargetConfigController(
 			operand.Core().V1().ConfigMaps().Informer(),
 			operand.Core().V1().Secrets().Informer(),
 			operand.Apps().V1().Deployments().Informer(),
+			// The scheduler pods: a new pod that fails takes its rollout back.
+			operand.Core().V1().Pods().Informer(),
 			operand.Rbac().V1().Roles().Informer(),
 			operand.Rbac().V1().RoleBindings().Informer(),
 			cluster.Rbac().V1().ClusterRoles().Informer(),
 			cluster.Rbac().V1().ClusterRoleBindings().Informer(),
+			// The ceiling of spec.rbac: widening it lets a refused rule through.
+			grantable.Informer(),
 		).
 		WithSync(metrics.InstrumentSync("TargetConfigController", c.sync)).
 		ToController("TargetConfigController", recorder)
@@ -107,19 +124,28 @@ func (c *targetConfigController) sync(ctx context.Context, syncCtx factory.SyncC
 	}
 	recorder := syncCtx.Recorder()
 	if ss.DeletionTimestamp != nil {
-		return c.finalize(ctx, recorder)
+		return c.finalize(ctx, recorder, ss.Spec.SchedulerConfig)
 	}
 	switch ss.Spec.ManagementState {
 	case operatorv1.Unmanaged:
 		return nil
 	case operatorv1.Removed:
-		return c.deleteOperand(ctx, recorder)
+		if err := c.deleteOperand(ctx, recorder, ss.Spec.SchedulerConfig); err != nil {
+			return errors.Join(err, c.setDegraded(ctx, reasonApplyFailed, "removing the secondary scheduler: "+err.Error()))
+		}
+		// Nothing runs, so nothing is degraded: an earlier complaint must not
+		// keep the ClusterOperator Degraded and its alert firing.
+		_, _, err := v1helpers.UpdateStatus(ctx, c.operatorClient, v1helpers.UpdateConditionFn(operatorv1.OperatorCondition{
+			Type: ConditionType, Status: operatorv1.ConditionFalse, Reason: "Removed",
+			Message: "managementState is Removed: the secondary scheduler and its configuration are deleted",
+		}))
+		return err
 	}
 	if err := c.operatorClient.EnsureFinalizer(ctx, CleanupFinalizer); err != nil {
 		return err
 	}
 
-	objs, err := c.render(ss)
+	objs, err := c.render(ss, "")
 	metrics.SetConfigValid(!render.IsInputError(err))
 	if err != nil {
 		if render.IsInputError(err) {
@@ -127,6 +153,33 @@ func (c *targetConfigController) sync(ctx context.Context, syncCtx factory.SyncC
 			return c.setDegraded(ctx, reasonInvalidInput, err.Error()+"\nThe running scheduler is left as it is until this is fixed.")
 		}
 		return errors.Join(err, c.setDegraded(ctx, reasonApplyFailed, err.Error()))
+	}
+
+	refused, err := c.checkGrantable(ss)
+	if err != nil {
+		return err
+	}
+	if len(refused) > 0 {
+		// Nothing is applied; the informers requeue when the spec or the role changes.
+		return c.setDegraded(ctx, reasonRBACRefused, strings.Join(refused, "\n")+"\nNothing was applied; the running scheduler is left as it is.")
+	}
+
+	history, err := c.recordRollout(ss, objs.TemplateHash)
+	if err != nil {
+		return err
+	}
+	// Remembered before anything is applied: the status write comes last and
+	// may fail, and the next sync must still see this record.
+	c.written = &writtenRollout{uid: ss.UID, lastKnownGood: history.status.LastKnownGood.DeepCopy(),
+		failedRollout: history.status.FailedRollout.DeepCopy()}
+	decision := decideRollout(objs, &history.status, c.configMapExists)
+	if decision.rollbackTo != "" {
+		if objs, err = c.render(ss, decision.rollbackTo); err != nil {
+			return errors.Join(err, c.setDegraded(ctx, reasonApplyFailed, err.Error()))
+		}
+		if pinned := history.observed; pinned.failure != "" && pinned.current.TemplateHash != objs.TemplateHash {
+			decision.degraded += "\nThe rolled-back pods fail too: " + pinned.failure
+		}
 	}
 
 	// RBAC first: a scheduler or sidecar that needs a new rule must not roll before it has it.
@@ -143,15 +196,16 @@ func (c *targetConfigController) sync(ctx context.Context, syncCtx factory.SyncC
 	if err != nil {
 		return errors.Join(err, c.setDegraded(ctx, reasonApplyFailed, fmt.Sprintf("applying Deployment %s/%s: %v", objs.Deployment.Namespace, objs.Deployment.Name, err)))
 	}
-	if err := c.updateStatus(ctx, ss, objs, deployment); err != nil {
-		return err
+	if err := c.pruneConfigMaps(ctx, recorder, ss, objs, deployment, &history.status); err != nil {
+		return errors.Join(err, c.setDegraded(ctx, reasonApplyFailed, err.Error()))
 	}
-	return nil
+	return c.updateStatus(ctx, ss, objs, deployment, &history.status, decision.degraded)
 }
 
-// render gathers the inputs from the caches and renders.
-func (c *targetConfigController) render(ss *secondaryschedulerv1.SecondaryScheduler) (*render.Objects, error) {
-	in := render.Inputs{SecondaryScheduler: ss}
+// render gathers the inputs from the caches and renders; rollbackTo pins the
+// Deployment to an earlier configuration.
+func (c *targetConfigController) render(ss *secondaryschedulerv1.SecondaryScheduler, rollbackTo string) (*render.Objects, error) {
+	in := render.Inputs{SecondaryScheduler: ss, RollbackConfigHash: rollbackTo}
 	if name := ss.Spec.SchedulerConfig; name != "" {
 		cm, err := c.configMapLister.Get(name)
 		switch {
@@ -178,7 +232,19 @@ func (c *targetConfigController) setDegraded(ctx context.Context, reason, messag
 		Type:    ConditionType,
 		Status:  operatorv1.ConditionTrue,
 		Reason:  reason,
-		Message: message,
+		Message: boundMessage(message),
 	}))
 	return err
+}
+
+// maxConditionMessage keeps a condition readable in `oc describe` and the
+// SecondaryScheduler far from the API server's object size limit, however
+// many problems an input has.
+const maxConditionMessage = 8192
+
+func boundMessage(msg string) string {
+	if len(msg) <= maxConditionMessage {
+		return msg
+	}
+	return truncate(msg, maxConditionMessage-64) + fmt.Sprintf(" (%d more bytes)", len(msg)-(maxConditionMessage-64))
 }

@@ -1,27 +1,7 @@
-// Package operandrunner plays kubelet for the secondary scheduler's pod on a
-// control plane whose nodes are kwok's: kwok marks pods Running without running
-// any container, so this runs the one container that matters, the scheduler, as
-// a host process with the real kube-scheduler binary.
-//
-// It reads what a kubelet would: the operand Deployment
-// (openshift-secondary-scheduler/secondary-scheduler) for the scheduler
-// container's arguments, and the operator-written ConfigMap
-// secondary-scheduler-config for config.yaml. It obtains a token for the pod's
-// ServiceAccount with the TokenRequest API (a projected token, as a kubelet
-// would, refreshed before it expires), so the scheduler runs with exactly the
-// RBAC the operator grants. The e2e tests (test/e2e) and hack/run-local.sh (via
-// test/e2e/cmd/run-operand) share it.
-//
-// Only a kube-scheduler-compatible image can be played: the binary is the
-// upstream kube-scheduler, so out-of-tree plugins (Coscheduling, Fluence ...)
-// are not available, and sidecars do not run.
 package operandrunner
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -37,6 +17,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
@@ -44,6 +25,7 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/yaml"
 
+	secondaryschedulerv1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render"
 )
 
@@ -55,7 +37,7 @@ const (
 	stopTimeout = 10 * time.Second
 )
 
-// Files the runner writes into Options.Dir.
+// Files the runner writes into a pod's directory, Options.Dir/<pod name>.
 const (
 	KubeconfigFile = "kubeconfig"
 	TokenFile      = "token"
@@ -64,14 +46,15 @@ const (
 	PIDFile        = "kube-scheduler.pid"
 )
 
-// Options say how to run the scheduler.
+// Options say how to run the schedulers.
 type Options struct {
-	// Admin is a client config allowed to read the operand and request tokens
-	// (the harness's, not the scheduler's).
+	// Admin is a client config allowed to read the operand's pods and ConfigMaps,
+	// update pod status and request tokens (the harness's, not the scheduler's).
 	Admin *rest.Config
 	// KubeScheduler is the path of the kube-scheduler binary.
 	KubeScheduler string
-	// Dir receives the kubeconfig, token, config.yaml, log and pid file.
+	// Dir receives one directory per pod, named after it, with the kubeconfig,
+	// token, config.yaml, log and pid file.
 	Dir string
 	// Logf reports what the runner does (nil: silent).
 	Logf func(format string, args ...interface{})
@@ -83,119 +66,119 @@ func (o *Options) logf(format string, args ...interface{}) {
 	}
 }
 
-// Pod is what the runner reads from the cluster: the scheduler container of the
-// operand Deployment and the merged configuration.
+// Pod is what the runner reads for one operand pod.
 type Pod struct {
+	Name           string
+	UID            types.UID
+	ServiceAccount string
 	// Args are the scheduler container's arguments.
 	Args []string
-	// Config is config.yaml of ConfigMap secondary-scheduler-config.
+	// ConfigMap is the ConfigMap the pod's volume secondary-scheduler-config names.
+	ConfigMap string
+	// Config is its config.yaml.
 	Config []byte
-	// Key identifies what runs: a change restarts the scheduler.
-	Key string
 }
 
-// ErrRollingOut says the Deployment and the ConfigMap disagree for a moment: the
-// operator writes the ConfigMap, then the Deployment with the config's hash. A
-// kubelet would still run the old pod.
-var ErrRollingOut = errors.New("the operand Deployment does not carry the hash of ConfigMap " + render.ConfigMapName + " yet")
+// errNoConfigMap says the pod's ConfigMap does not exist (yet): a kubelet keeps
+// such a pod in ContainerCreating.
+var errNoConfigMap = errors.New("the pod's ConfigMap does not exist")
 
-// ReadPod reads the operand. It returns (nil, nil) when there is nothing to run
-// (no Deployment, zero replicas, no ConfigMap) and ErrRollingOut while the
-// Deployment and the ConfigMap disagree.
-func ReadPod(ctx context.Context, kube kubernetes.Interface) (*Pod, error) {
-	d, err := kube.AppsV1().Deployments(render.OperandNamespace).Get(ctx, render.OperandName, metav1.GetOptions{})
-	if apierrors.IsNotFound(err) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	if d.Spec.Replicas != nil && *d.Spec.Replicas == 0 {
-		return nil, nil
-	}
+// ReadPod reads what the scheduler container of pod runs with: its arguments,
+// and config.yaml of the ConfigMap its volume secondary-scheduler-config names.
+func ReadPod(ctx context.Context, kube kubernetes.Interface, pod *corev1.Pod) (*Pod, error) {
 	var container *corev1.Container
-	for i := range d.Spec.Template.Spec.Containers {
-		if c := &d.Spec.Template.Spec.Containers[i]; c.Name == render.OperandName {
+	for i := range pod.Spec.Containers {
+		if c := &pod.Spec.Containers[i]; c.Name == render.OperandName {
 			container = c
 		}
 	}
 	if container == nil {
-		return nil, fmt.Errorf("Deployment %s/%s has no container %q", d.Namespace, d.Name, render.OperandName)
+		return nil, fmt.Errorf("pod %s has no container %q", pod.Name, render.OperandName)
 	}
-	cm, err := kube.CoreV1().ConfigMaps(render.OperandNamespace).Get(ctx, render.ConfigMapName, metav1.GetOptions{})
-	if apierrors.IsNotFound(err) {
-		return nil, nil
+	var cmName string
+	for _, v := range pod.Spec.Volumes {
+		if v.Name == secondaryschedulerv1.ConfigVolumeName && v.ConfigMap != nil {
+			cmName = v.ConfigMap.Name
+		}
 	}
+	if cmName == "" {
+		return nil, fmt.Errorf("pod %s has no ConfigMap volume %q", pod.Name, secondaryschedulerv1.ConfigVolumeName)
+	}
+	cm, err := kube.CoreV1().ConfigMaps(pod.Namespace).Get(ctx, cmName, metav1.GetOptions{})
 	if err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil, fmt.Errorf("%w: ConfigMap %s/%s", errNoConfigMap, pod.Namespace, cmName)
+		}
 		return nil, err
 	}
 	config, ok := cm.Data[render.ConfigKey]
 	if !ok {
 		return nil, fmt.Errorf("ConfigMap %s/%s has no key %s", cm.Namespace, cm.Name, render.ConfigKey)
 	}
-	sum := sha256.Sum256([]byte(config))
-	configHash := hex.EncodeToString(sum[:])
-	if want := d.Spec.Template.Annotations[render.ConfigHashAnnotation]; want != "" && want != configHash {
-		return nil, ErrRollingOut
+	sa := pod.Spec.ServiceAccountName
+	if sa == "" {
+		sa = "default"
 	}
-	key, err := json.Marshal(struct {
-		Args   []string
-		Config string
-	}{container.Args, configHash})
-	if err != nil {
-		return nil, err
-	}
-	keySum := sha256.Sum256(key)
-	return &Pod{Args: container.Args, Config: []byte(config), Key: hex.EncodeToString(keySum[:8])}, nil
+	return &Pod{Name: pod.Name, UID: pod.UID, ServiceAccount: sa, Args: container.Args, ConfigMap: cmName, Config: []byte(config)}, nil
 }
 
-// Scheduler is one running kube-scheduler process.
+// Scheduler is one run of the kube-scheduler process of a pod.
 type Scheduler struct {
 	// Pod is what it runs.
 	Pod *Pod
 	// Args are the arguments it was started with.
 	Args []string
-	// LogPath is its log (stdout and stderr), appended to across restarts.
+	// LogPath is the pod's log (stdout and stderr), appended to across restarts.
 	LogPath string
+	// StartedAt is when the process started.
+	StartedAt time.Time
 
-	cmd      *exec.Cmd
-	done     chan struct{}
-	exitErr  error
-	stopOnce sync.Once
-	cancel   context.CancelFunc
+	cmd        *exec.Cmd
+	logOffset  int64 // where this run's output starts in LogPath
+	done       chan struct{}
+	exitErr    error
+	finishedAt time.Time
+	stopOnce   sync.Once
+	cancel     context.CancelFunc
 }
 
-// Start writes the token, kubeconfig and config.yaml into o.Dir and starts
-// kube-scheduler for pod. The process is killed when the calling process dies.
+// Start writes the token, kubeconfig and config.yaml into o.Dir/<pod name> and
+// starts kube-scheduler for pod. The process is killed when the calling process
+// dies.
 func Start(ctx context.Context, o Options, pod *Pod) (*Scheduler, error) {
-	if err := os.MkdirAll(o.Dir, 0o700); err != nil {
+	dir := filepath.Join(o.Dir, pod.Name)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, err
 	}
 	kube, err := kubernetes.NewForConfig(o.Admin)
 	if err != nil {
 		return nil, err
 	}
-	tokenPath := filepath.Join(o.Dir, TokenFile)
-	expires, err := writeToken(ctx, kube, tokenPath)
+	tokenPath := filepath.Join(dir, TokenFile)
+	expires, err := writeToken(ctx, kube, pod, tokenPath)
 	if err != nil {
 		return nil, err
 	}
-	kubeconfig := filepath.Join(o.Dir, KubeconfigFile)
+	kubeconfig := filepath.Join(dir, KubeconfigFile)
 	if err := writeKubeconfig(o.Admin, tokenPath, kubeconfig); err != nil {
 		return nil, err
 	}
-	configPath := filepath.Join(o.Dir, ConfigFile)
+	configPath := filepath.Join(dir, ConfigFile)
 	if err := writeConfig(pod.Config, kubeconfig, configPath); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("config.yaml of ConfigMap %s: %w", pod.ConfigMap, err)
 	}
 	args := SchedulerArgs(pod.Args, configPath, kubeconfig)
 
-	logPath := filepath.Join(o.Dir, LogFile)
+	logPath := filepath.Join(dir, LogFile)
 	logFile, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
 		return nil, err
 	}
-	fmt.Fprintf(logFile, "=== operandrunner: starting %s %s\n", o.KubeScheduler, strings.Join(args, " "))
+	fmt.Fprintf(logFile, "=== operandrunner: pod %s: starting %s %s\n", pod.Name, o.KubeScheduler, strings.Join(args, " "))
+	var offset int64
+	if fi, err := logFile.Stat(); err == nil {
+		offset = fi.Size()
+	}
 	cmd := exec.Command(o.KubeScheduler, args...)
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	// Never outlive the harness: a test that dies must not leave a scheduler.
@@ -204,20 +187,22 @@ func Start(ctx context.Context, o Options, pod *Pod) (*Scheduler, error) {
 		logFile.Close()
 		return nil, fmt.Errorf("starting %s: %w", o.KubeScheduler, err)
 	}
-	pidPath := filepath.Join(o.Dir, PIDFile)
+	pidPath := filepath.Join(dir, PIDFile)
 	_ = os.WriteFile(pidPath, []byte(strconv.Itoa(cmd.Process.Pid)+"\n"), 0o600)
 
 	refreshCtx, cancel := context.WithCancel(context.Background())
-	s := &Scheduler{Pod: pod, Args: args, LogPath: logPath, cmd: cmd, done: make(chan struct{}), cancel: cancel}
+	s := &Scheduler{Pod: pod, Args: args, LogPath: logPath, StartedAt: time.Now(),
+		cmd: cmd, logOffset: offset, done: make(chan struct{}), cancel: cancel}
 	go func() {
 		s.exitErr = cmd.Wait()
+		s.finishedAt = time.Now()
 		logFile.Close()
 		_ = os.Remove(pidPath)
 		cancel()
 		close(s.done)
 	}()
 	go s.refreshToken(refreshCtx, o, kube, tokenPath, expires)
-	o.logf("kube-scheduler started (pid %d, config %s), log %s", cmd.Process.Pid, pod.Key, logPath)
+	o.logf("pod %s: kube-scheduler started (pid %d, ConfigMap %s), log %s", pod.Name, cmd.Process.Pid, pod.ConfigMap, logPath)
 	return s, nil
 }
 
@@ -226,6 +211,19 @@ func (s *Scheduler) Done() <-chan struct{} { return s.done }
 
 // ExitErr is the process's exit status once Done is closed.
 func (s *Scheduler) ExitErr() error { return s.exitErr }
+
+// ExitCode is the exit code a container runtime reports once Done is closed:
+// 128+signal for a process killed by a signal.
+func (s *Scheduler) ExitCode() int32 { return exitCode(s.cmd.ProcessState) }
+
+// FinishedAt is when the process exited, once Done is closed.
+func (s *Scheduler) FinishedAt() time.Time { return s.finishedAt }
+
+// TerminationMessage is what a kubelet reports for this run with
+// FallbackToLogsOnError, once Done is closed: the tail of its log.
+func (s *Scheduler) TerminationMessage() string {
+	return readTerminationMessage(s.LogPath, s.logOffset)
+}
 
 // Stop terminates the process (SIGTERM, then SIGKILL after 10 s) and waits for it.
 func (s *Scheduler) Stop() {
@@ -249,9 +247,11 @@ func (s *Scheduler) refreshToken(ctx context.Context, o Options, kube kubernetes
 			return
 		case <-time.After(wait):
 		}
-		e, err := writeToken(ctx, kube, path)
+		e, err := writeToken(ctx, kube, s.Pod, path)
 		if err != nil {
-			o.logf("refreshing the scheduler's token: %v", err)
+			if ctx.Err() == nil {
+				o.logf("pod %s: refreshing the scheduler's token: %v", s.Pod.Name, err)
+			}
 			expires = time.Now().Add(2 * time.Minute) // retry in a minute
 			continue
 		}
@@ -287,15 +287,17 @@ func SchedulerArgs(containerArgs []string, config, kubeconfig string) []string {
 	)
 }
 
-// writeToken requests a token for the operand ServiceAccount and writes it to
-// path atomically. It returns when the token expires.
-func writeToken(ctx context.Context, kube kubernetes.Interface, path string) (time.Time, error) {
-	tr, err := kube.CoreV1().ServiceAccounts(render.OperandNamespace).CreateToken(ctx, render.OperandName,
+// writeToken requests a token for the pod's ServiceAccount, bound to the pod as
+// a kubelet's projected token is, and writes it to path atomically. It returns
+// when the token expires.
+func writeToken(ctx context.Context, kube kubernetes.Interface, pod *Pod, path string) (time.Time, error) {
+	tr, err := kube.CoreV1().ServiceAccounts(render.OperandNamespace).CreateToken(ctx, pod.ServiceAccount,
 		&authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{
 			ExpirationSeconds: ptr.To(int64(tokenLifetime / time.Second)),
+			BoundObjectRef:    &authenticationv1.BoundObjectReference{Kind: "Pod", APIVersion: "v1", Name: pod.Name, UID: pod.UID},
 		}}, metav1.CreateOptions{})
 	if err != nil {
-		return time.Time{}, fmt.Errorf("requesting a token for ServiceAccount %s/%s: %w", render.OperandNamespace, render.OperandName, err)
+		return time.Time{}, fmt.Errorf("requesting a token for ServiceAccount %s/%s: %w", render.OperandNamespace, pod.ServiceAccount, err)
 	}
 	tmp := path + ".tmp"
 	if err := os.WriteFile(tmp, []byte(tr.Status.Token), 0o600); err != nil {
@@ -327,7 +329,7 @@ func writeKubeconfig(admin *rest.Config, tokenPath, path string) error {
 func writeConfig(config []byte, kubeconfig, path string) error {
 	var obj map[string]interface{}
 	if err := yaml.Unmarshal(config, &obj); err != nil {
-		return fmt.Errorf("config.yaml of ConfigMap %s: %w", render.ConfigMapName, err)
+		return err
 	}
 	if obj == nil {
 		return errors.New("config.yaml is empty")

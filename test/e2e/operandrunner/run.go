@@ -3,13 +3,37 @@ package operandrunner
 import (
 	"context"
 	"errors"
+	"sort"
+	"sync"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
+	corelisters "k8s.io/client-go/listers/core/v1"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/utils/ptr"
+
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render"
 )
 
 const (
-	pollInterval = time.Second
+	// PodSelector selects the operand's pods (the Deployment's selector).
+	PodSelector = "app.kubernetes.io/name=" + render.OperandName
+
+	// resyncInterval is how often every pod is looked at without an event: it
+	// turns a container ready and ends back-offs on time.
+	resyncInterval = 500 * time.Millisecond
+	// retryInterval is how soon a container that could not be created is retried.
+	retryInterval = time.Second
+	// readyAfter is how long a process must run before its container is ready:
+	// the host process serves no port, so this stands in for the readiness probe.
+	readyAfter = 2 * time.Second
 	// Back-off after the scheduler exits, doubling up to maxBackoff as a kubelet's
 	// CrashLoopBackOff does; reset once it has run for resetAfter.
 	minBackoff = 2 * time.Second
@@ -17,81 +41,276 @@ const (
 	resetAfter = time.Minute
 )
 
-// Run keeps one kube-scheduler in line with the operand until ctx ends, as a
-// kubelet keeps a pod: it starts it once the Deployment and its ConfigMap exist,
-// restarts it when the container's arguments or the configuration change or when
-// it exits (after a back-off), and stops it when the Deployment goes away or is
-// scaled to zero. started, when not nil, is called with every scheduler it starts.
+// Run plays kubelet for every operand pod until ctx ends: it runs one
+// kube-scheduler per pod bound to a node, restarts it after a back-off when it
+// exits, stops it when the pod is deleted, and reports the container's status
+// on the pod. started, when not nil, is called with every process it starts.
 func Run(ctx context.Context, o Options, started func(*Scheduler)) error {
 	kube, err := kubernetes.NewForConfig(o.Admin)
 	if err != nil {
 		return err
 	}
-	var (
-		s         *Scheduler
-		startedAt time.Time
-		notBefore time.Time
-		backoff   = minBackoff
-		lastErr   string
-	)
-	defer func() {
-		if s != nil {
-			s.Stop()
+	factory := informers.NewSharedInformerFactoryWithOptions(kube, 0,
+		informers.WithNamespace(render.OperandNamespace),
+		informers.WithTweakListOptions(func(lo *metav1.ListOptions) { lo.LabelSelector = PodSelector }))
+	informer := factory.Core().V1().Pods()
+	wake := make(chan struct{}, 1)
+	poke := func() {
+		select {
+		case wake <- struct{}{}:
+		default:
 		}
-	}()
-	tick := time.NewTicker(pollInterval)
+	}
+	// Every change of a pod is looked at at once: kwok's patch must not stand
+	// longer than it takes to write the runner's status again.
+	if _, err := informer.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    func(interface{}) { poke() },
+		UpdateFunc: func(interface{}, interface{}) { poke() },
+		DeleteFunc: func(interface{}) { poke() },
+	}); err != nil {
+		return err
+	}
+	factory.Start(ctx.Done())
+	defer factory.Shutdown()
+	if !cache.WaitForCacheSync(ctx.Done(), informer.Informer().HasSynced) {
+		return nil // ctx ended
+	}
+
+	k := &kubelet{o: o, kube: kube, pods: informer.Lister(), started: started, poke: poke,
+		runs: map[types.UID]*podRun{}, deleting: map[types.UID]bool{}}
+	defer k.stopAll()
+	tick := time.NewTicker(resyncInterval)
 	defer tick.Stop()
 	for {
-		pod, err := ReadPod(ctx, kube)
-		switch {
-		case errors.Is(err, ErrRollingOut):
-			// Keep what runs until the operator has written both.
-		case err != nil:
-			if msg := err.Error(); msg != lastErr && ctx.Err() == nil {
-				o.logf("reading the operand: %v", err)
-				lastErr = msg
-			}
-		case pod == nil:
-			if s != nil {
-				o.logf("the operand Deployment is gone or scaled to zero: stopping kube-scheduler")
-				s.Stop()
-				s = nil
-			}
-		default:
-			lastErr = ""
-			if s != nil && s.Pod.Key != pod.Key {
-				o.logf("the operand's arguments or configuration changed: restarting kube-scheduler")
-				s.Stop()
-				s = nil
-				backoff, notBefore = minBackoff, time.Time{}
-			}
-			if s == nil && !time.Now().Before(notBefore) {
-				if s, err = Start(ctx, o, pod); err != nil {
-					o.logf("starting kube-scheduler: %v", err)
-					s, notBefore = nil, time.Now().Add(backoff)
-				} else {
-					startedAt = time.Now()
-					if started != nil {
-						started(s)
-					}
-				}
-			}
-		}
-		var exited <-chan struct{}
-		if s != nil {
-			exited = s.Done()
-		}
+		k.sync(ctx)
 		select {
 		case <-ctx.Done():
 			return nil
+		case <-wake:
 		case <-tick.C:
-		case <-exited:
-			if time.Since(startedAt) > resetAfter {
-				backoff = minBackoff
-			}
-			o.logf("kube-scheduler exited (%v); restarting in %s, see %s", s.ExitErr(), backoff, s.LogPath)
-			s, notBefore = nil, time.Now().Add(backoff)
-			backoff = min(2*backoff, maxBackoff)
+		}
+	}
+}
+
+// kubelet is the state of Run; only its loop touches it.
+type kubelet struct {
+	o       Options
+	kube    kubernetes.Interface
+	pods    corelisters.PodLister
+	started func(*Scheduler)
+	poke    func()
+	runs    map[types.UID]*podRun
+	// deleting are the pods being deleted whose process is stopped or stopping.
+	deleting map[types.UID]bool
+	stopping sync.WaitGroup
+}
+
+// podRun is one pod the runner plays.
+type podRun struct {
+	name string
+	c    *containerRun
+	// pod is what the last start read; a restart reuses it when the ConfigMap
+	// cannot be read any more, as a kubelet keeps a mounted volume's files.
+	pod       *Pod
+	s         *Scheduler
+	backoff   time.Duration
+	notBefore time.Time
+	// written is the status last written, to tell when someone else (kwok)
+	// changed it.
+	written *corev1.PodStatus
+	lastErr string
+}
+
+func (k *kubelet) sync(ctx context.Context) {
+	list, err := k.pods.Pods(render.OperandNamespace).List(labels.Everything())
+	if err != nil {
+		k.o.logf("listing the operand's pods: %v", err)
+		return
+	}
+	sort.Slice(list, func(i, j int) bool { return list[i].Name < list[j].Name })
+	listed := map[types.UID]bool{}
+	for _, p := range list {
+		listed[p.UID] = true
+		if p.DeletionTimestamp != nil && p.Spec.NodeName != "" && !k.deleting[p.UID] {
+			k.deleting[p.UID] = true
+			k.o.logf("pod %s is being deleted: stopping its kube-scheduler, then deleting it for good", p.Name)
+			k.stop(ctx, k.runs[p.UID], p)
+			delete(k.runs, p.UID)
+		}
+	}
+	for uid, r := range k.runs {
+		if !listed[uid] {
+			k.o.logf("pod %s is gone: stopping its kube-scheduler", r.name)
+			k.stop(ctx, r, nil)
+			delete(k.runs, uid)
+		}
+	}
+	for uid := range k.deleting {
+		if !listed[uid] {
+			delete(k.deleting, uid)
+		}
+	}
+	for _, p := range list {
+		if p.Spec.NodeName == "" || p.DeletionTimestamp != nil || ctx.Err() != nil {
+			continue
+		}
+		r := k.runs[p.UID]
+		if r == nil {
+			// Not ready before anything runs: kwok has made the pod Ready already.
+			r = &podRun{name: p.Name, c: newContainerRun(p), backoff: minBackoff}
+			k.runs[p.UID] = r
+			k.o.logf("pod %s on node %s: playing kubelet", p.Name, p.Spec.NodeName)
+			p = k.report(ctx, r, p)
+		}
+		k.step(ctx, r, p)
+		k.report(ctx, r, p)
+	}
+}
+
+// step moves the pod's container on: notes an exit, starts a process when the
+// back-off allows.
+func (k *kubelet) step(ctx context.Context, r *podRun, p *corev1.Pod) {
+	now := time.Now()
+	if r.s != nil {
+		select {
+		case <-r.s.Done():
+		default:
+			return
+		}
+		s := r.s
+		r.s = nil
+		if s.FinishedAt().Sub(s.StartedAt) > resetAfter {
+			r.backoff = minBackoff
+		}
+		r.c.exited(s.ExitCode(), s.TerminationMessage(), s.FinishedAt(), r.backoff, p.Name)
+		k.o.logf("pod %s: kube-scheduler exited (%v); restarting in %s, see %s", p.Name, s.ExitErr(), r.backoff, s.LogPath)
+		r.notBefore = now.Add(r.backoff)
+		r.backoff = min(2*r.backoff, maxBackoff)
+	}
+	if now.Before(r.notBefore) {
+		return
+	}
+	pod, err := ReadPod(ctx, k.kube, p)
+	if err != nil && r.pod == nil {
+		reason := "CreateContainerConfigError"
+		if errors.Is(err, errNoConfigMap) {
+			reason = "ContainerCreating" // a kubelet waits for the volume
+		}
+		k.failed(ctx, r, reason, err)
+		return
+	}
+	if err == nil {
+		r.pod = pod
+	}
+	s, err := Start(ctx, k.o, r.pod)
+	if err != nil {
+		k.failed(ctx, r, "CreateContainerError", err)
+		return
+	}
+	r.s, r.lastErr = s, ""
+	r.c.started(s.StartedAt)
+	go func() {
+		<-s.Done()
+		k.poke()
+	}()
+	if k.started != nil {
+		k.started(s)
+	}
+}
+
+// failed keeps the container waiting with reason and retries soon, logging each
+// distinct error once.
+func (k *kubelet) failed(ctx context.Context, r *podRun, reason string, err error) {
+	r.notBefore = time.Now().Add(retryInterval)
+	r.c.Waiting = corev1.ContainerStateWaiting{Reason: reason, Message: err.Error()}
+	if msg := err.Error(); msg != r.lastErr && ctx.Err() == nil {
+		k.o.logf("pod %s: %s: %v", r.name, reason, err)
+		r.lastErr = msg
+	}
+}
+
+// report writes the status the runner wants for the pod when the pod reports
+// another, and returns the pod as it is now.
+func (k *kubelet) report(ctx context.Context, r *podRun, p *corev1.Pod) *corev1.Pod {
+	now := time.Now()
+	want := podStatus(p, r.c.status(now), now)
+	if apiequality.Semantic.DeepEqual(want, p.Status) {
+		return p
+	}
+	q := p.DeepCopy()
+	q.Status = want
+	out, err := k.kube.CoreV1().Pods(p.Namespace).UpdateStatus(ctx, q, metav1.UpdateOptions{})
+	if err != nil {
+		// A conflict or a deleted pod shows in the next event.
+		if !apierrors.IsConflict(err) && !apierrors.IsNotFound(err) && ctx.Err() == nil {
+			k.o.logf("pod %s: updating its status: %v", p.Name, err)
+		}
+		return p
+	}
+	// No conflict: p was current, so a readiness other than the one written
+	// last came from someone else.
+	if r.written != nil && readiness(*r.written) != readiness(p.Status) {
+		k.o.logf("pod %s: its Ready condition was set to %q by someone else (kwok?); wrote %q again",
+			p.Name, readiness(p.Status), readiness(want))
+	}
+	r.written = &out.Status
+	return out
+}
+
+// readiness is the status of the pod's Ready condition.
+func readiness(s corev1.PodStatus) corev1.ConditionStatus {
+	if c := findCondition(s.Conditions, corev1.PodReady); c != nil {
+		return c.Status
+	}
+	return ""
+}
+
+// stop stops the pod's process in the background (another pod's may start
+// meanwhile, as on a node), then, for a pod being deleted, deletes it for good
+// as a kubelet does once its containers are gone. kwok's pod-delete stage
+// usually has deleted it already.
+func (k *kubelet) stop(ctx context.Context, r *podRun, deleting *corev1.Pod) {
+	var s *Scheduler
+	if r != nil {
+		s, r.s = r.s, nil
+	}
+	k.stopping.Add(1)
+	go func() {
+		defer k.stopping.Done()
+		if s != nil {
+			s.Stop()
+		}
+		if deleting == nil || ctx.Err() != nil {
+			return
+		}
+		err := k.kube.CoreV1().Pods(deleting.Namespace).Delete(ctx, deleting.Name, metav1.DeleteOptions{
+			GracePeriodSeconds: ptr.To(int64(0)),
+			Preconditions:      &metav1.Preconditions{UID: &deleting.UID},
+		})
+		if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) && ctx.Err() == nil {
+			k.o.logf("pod %s: deleting it: %v", deleting.Name, err)
+		}
+	}()
+}
+
+// stopAll stops every process, then deletes the pods it played: their status
+// is this runner's and would go stale (a ready pod without a scheduler, or a
+// crash-looping one forever). Their ReplicaSets replace them, and kwok, the
+// node agent that stays, runs the replacements, as when a node goes away.
+func (k *kubelet) stopAll() {
+	for _, r := range k.runs {
+		k.stop(context.Background(), r, nil)
+	}
+	k.stopping.Wait()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	for uid, r := range k.runs {
+		err := k.kube.CoreV1().Pods(render.OperandNamespace).Delete(ctx, r.name, metav1.DeleteOptions{
+			GracePeriodSeconds: ptr.To(int64(0)),
+			Preconditions:      &metav1.Preconditions{UID: ptr.To(uid)},
+		})
+		if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
+			k.o.logf("pod %s: deleting it on exit: %v", r.name, err)
 		}
 	}
 }

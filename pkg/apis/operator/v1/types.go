@@ -225,10 +225,59 @@ type SecondarySchedulerStatus struct {
 	// +listType=set
 	SchedulerNames []string `json:"schedulerNames,omitempty"`
 
-	// configHash is the hash of the merged scheduler configuration in effect (the
-	// ConfigMap secondary-scheduler-config the scheduler pods run with).
+	// configHash is the hash of the merged scheduler configuration the inputs
+	// give; ConfigMap secondary-scheduler-config-<first 12 characters> holds it.
 	// +optional
+	// +kubebuilder:validation:MaxLength=64
 	ConfigHash string `json:"configHash,omitempty"`
+
+	// lastKnownGood is the last pod template whose rollout completed: every
+	// scheduler pod ran it and was ready. A rollout that fails goes back to its
+	// configuration.
+	// +optional
+	LastKnownGood *Rollout `json:"lastKnownGood,omitempty"`
+
+	// failedRollout is the last rollout whose new pods failed to start or did
+	// not become ready in time. Its pod template is not rolled out again until
+	// an input changes it.
+	// +optional
+	FailedRollout *FailedRollout `json:"failedRollout,omitempty"`
+}
+
+// Rollout identifies one pod template of the scheduler Deployment.
+type Rollout struct {
+	// configHash is the hash of the merged configuration the template runs.
+	// +required
+	// +kubebuilder:validation:MaxLength=64
+	ConfigHash string `json:"configHash"`
+
+	// templateHash is the template's operator.openshift.io/template-hash.
+	// +required
+	// +kubebuilder:validation:MaxLength=64
+	TemplateHash string `json:"templateHash"`
+}
+
+// FailedRollout is a rollout the operator took back.
+type FailedRollout struct {
+	// configHash is the hash of the merged configuration the failed template runs.
+	// +required
+	// +kubebuilder:validation:MaxLength=64
+	ConfigHash string `json:"configHash"`
+
+	// templateHash is the failed template's operator.openshift.io/template-hash.
+	// +required
+	// +kubebuilder:validation:MaxLength=64
+	TemplateHash string `json:"templateHash"`
+
+	// message is why it failed: the scheduler's own error (its termination
+	// message) or the deadline that passed.
+	// +optional
+	// +kubebuilder:validation:MaxLength=4096
+	Message string `json:"message,omitempty"`
+
+	// failedAt is when the operator saw it fail.
+	// +required
+	FailedAt metav1.Time `json:"failedAt"`
 }
 
 // SecondarySchedulerList is a list of SecondarySchedulers.

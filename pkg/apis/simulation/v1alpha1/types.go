@@ -30,6 +30,7 @@ const (
 // +kubebuilder:metadata:annotations="include.release.openshift.io/single-node-developer=true"
 // +kubebuilder:resource:path=simulators,scope=Namespaced,shortName=sim
 // +kubebuilder:subresource:status
+// +kubebuilder:validation:XValidation:rule="self.metadata.name.size() <= 63 && self.metadata.name.matches('^[a-z]([-a-z0-9]*[a-z0-9])?$')",message="metadata.name names the Service in front of the simulator, so it must be a DNS-1035 label: at most 63 lowercase letters, digits and '-', starting with a letter"
 // +kubebuilder:printcolumn:name="Phase",type=string,JSONPath=`.status.phase`
 // +kubebuilder:printcolumn:name="API Server",type=string,JSONPath=`.status.kubeAPIServerURL`
 // +kubebuilder:printcolumn:name="Image",type=string,JSONPath=`.spec.image`,priority=1
@@ -87,6 +88,7 @@ type SimulatorSpec struct {
 	// +optional
 	// +kubebuilder:validation:MaxLength=2048
 	// +kubebuilder:validation:XValidation:rule="self == '' || self.matches('^https?://[^/ ]+')",message="must be an http:// or https:// URL, for example http://etcd.example:2379"
+	// +kubebuilder:validation:XValidation:rule="!self.contains(',')",message="must be one URL: the simulator splits its etcd URL list on commas"
 	EtcdURL *string `json:"etcdURL,omitempty"`
 
 	// corsAllowedOriginList are the origins allowed by CORS on the kube-apiserver
@@ -97,6 +99,7 @@ type SimulatorSpec struct {
 	// +kubebuilder:validation:MaxItems=32
 	// +kubebuilder:validation:items:MaxLength=2048
 	// +kubebuilder:validation:XValidation:rule="self.all(o, o.matches('^[a-zA-Z][a-zA-Z0-9+.-]*://[^/ ]+'))",message="every origin must be an absolute URL with a scheme and a host, for example http://localhost:3000"
+	// +kubebuilder:validation:XValidation:rule="self.all(o, !o.contains(','))",message="one origin per list item: the simulator gets the list joined with commas"
 	CORSAllowedOriginList []string `json:"corsAllowedOriginList,omitempty"`
 
 	// image of the "simulator" container. A custom image must be configured by the

@@ -1,8 +1,9 @@
-// Command run-operand plays kubelet for the secondary scheduler on a local
-// control plane with kwok nodes: it runs the real kube-scheduler binary as a host
-// process with the operand Deployment's arguments, the operator-written
-// configuration and a token of the operand's ServiceAccount, and keeps it in line
-// with them until it receives SIGTERM or SIGINT. See package operandrunner.
+// Command run-operand plays kubelet for the secondary scheduler's pods on a
+// local control plane with kwok nodes: for each operand pod it runs the real
+// kube-scheduler binary as a host process with the pod's arguments, the
+// ConfigMap its config volume names and a token of its ServiceAccount, and
+// reports the container's status on the pod, until it receives SIGTERM or
+// SIGINT (which stops every process). See package operandrunner.
 //
 //	run-operand --kubeconfig=ADMIN --kube-scheduler=BIN --dir=DIR
 package main
@@ -22,9 +23,9 @@ import (
 )
 
 func main() {
-	kubeconfig := flag.String("kubeconfig", os.Getenv("KUBECONFIG"), "kubeconfig of a user who may read the operand and request ServiceAccount tokens")
+	kubeconfig := flag.String("kubeconfig", os.Getenv("KUBECONFIG"), "kubeconfig of a user who may read the operand's pods and ConfigMaps, update and delete its pods and request ServiceAccount tokens")
 	binary := flag.String("kube-scheduler", "", "path of the kube-scheduler binary")
-	dir := flag.String("dir", "", "directory for the scheduler's kubeconfig, token, config.yaml, log and pid file")
+	dir := flag.String("dir", "", "directory for one directory per pod with its kubeconfig, token, config.yaml, log and pid file")
 	flag.Parse()
 	if *kubeconfig == "" || *binary == "" || *dir == "" || flag.NArg() > 0 {
 		fmt.Fprintln(os.Stderr, "usage: run-operand --kubeconfig=FILE --kube-scheduler=BIN --dir=DIR")

@@ -15,9 +15,17 @@ type SecondarySchedulerStatusApplyConfiguration struct {
 	// schedulerNames are the schedulerName values served by the running
 	// configuration: set one of them as a pod's spec.schedulerName.
 	SchedulerNames []string `json:"schedulerNames,omitempty"`
-	// configHash is the hash of the merged scheduler configuration in effect (the
-	// ConfigMap secondary-scheduler-config the scheduler pods run with).
+	// configHash is the hash of the merged scheduler configuration the inputs
+	// give; ConfigMap secondary-scheduler-config-<first 12 characters> holds it.
 	ConfigHash *string `json:"configHash,omitempty"`
+	// lastKnownGood is the last pod template whose rollout completed: every
+	// scheduler pod ran it and was ready. A rollout that fails goes back to its
+	// configuration.
+	LastKnownGood *RolloutApplyConfiguration `json:"lastKnownGood,omitempty"`
+	// failedRollout is the last rollout whose new pods failed to start or did
+	// not become ready in time. Its pod template is not rolled out again until
+	// an input changes it.
+	FailedRollout *FailedRolloutApplyConfiguration `json:"failedRollout,omitempty"`
 }
 
 // SecondarySchedulerStatusApplyConfiguration constructs a declarative configuration of the SecondarySchedulerStatus type for use with
@@ -99,5 +107,21 @@ func (b *SecondarySchedulerStatusApplyConfiguration) WithSchedulerNames(values .
 // If called multiple times, the ConfigHash field is set to the value of the last call.
 func (b *SecondarySchedulerStatusApplyConfiguration) WithConfigHash(value string) *SecondarySchedulerStatusApplyConfiguration {
 	b.ConfigHash = &value
+	return b
+}
+
+// WithLastKnownGood sets the LastKnownGood field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the LastKnownGood field is set to the value of the last call.
+func (b *SecondarySchedulerStatusApplyConfiguration) WithLastKnownGood(value *RolloutApplyConfiguration) *SecondarySchedulerStatusApplyConfiguration {
+	b.LastKnownGood = value
+	return b
+}
+
+// WithFailedRollout sets the FailedRollout field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the FailedRollout field is set to the value of the last call.
+func (b *SecondarySchedulerStatusApplyConfiguration) WithFailedRollout(value *FailedRolloutApplyConfiguration) *SecondarySchedulerStatusApplyConfiguration {
+	b.FailedRollout = value
 	return b
 }

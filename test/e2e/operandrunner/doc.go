@@ -1,0 +1,63 @@
+// Package operandrunner plays kubelet for the secondary scheduler's pods on a
+// control plane whose nodes are kwok's: kwok runs no container, so this runs
+// the one that matters, the scheduler, as a host process with the real
+// kube-scheduler binary, one process per pod.
+//
+// Run watches the pods of namespace openshift-secondary-scheduler labelled
+// app.kubernetes.io/name=secondary-scheduler that are bound to a node. For each
+// it reads what a kubelet would: the arguments of the pod's container
+// secondary-scheduler, and config.yaml of the ConfigMap that the pod's volume
+// secondary-scheduler-config names (never a fixed name: the operator may name
+// ConfigMaps by content). It obtains a token for the pod's ServiceAccount with
+// the TokenRequest API, bound to the pod and refreshed before it expires, as a
+// kubelet's projected token is, so the scheduler runs with exactly the RBAC the
+// operator grants. Each pod gets its own directory, Options.Dir/<pod name>, with
+// its own log. Pods never change their spec (a new template is a new pod), so
+// nothing is restarted in place. A pod that is gone has its process stopped; a
+// pod being deleted too, and is then deleted for good (grace period 0), as a
+// kubelet does once its containers are gone.
+//
+// It reports the scheduler container's status as a kubelet does, through the
+// pod's status subresource: running, and ready only once the process has run
+// readyAfter without exiting (the stand-in for the readiness probe: the host
+// process serves no port); when it exits, restartCount+1,
+// lastState.terminated with the real exit code (128+signal when killed) and,
+// for a failure, the tail of its log as FallbackToLogsOnError takes it (the
+// last 80 lines, at most 2048 bytes), waiting CrashLoopBackOff, and a restart
+// after a back-off that doubles from 2 s to 40 s (a kubelet's 10 s to 5 min,
+// scaled). The pod's Ready and ContainersReady conditions follow; phase is
+// Running throughout. When Run ends it stops every process and deletes the pods
+// it played, as when a node goes away: their ReplicaSets replace them and kwok
+// runs the replacements, so no test that follows sees a status the runner left.
+//
+// kwok and these pods. The stage file (hack/controlplane/build.sh, from kwok's
+// kustomize/stage/fast) has three pod stages. pod-ready matches a pod bound to
+// a kwok node, not being deleted, in phase Pending and not Ready, and patches it
+// at once (no delay) to phase Running, Ready, ContainersReady, every container
+// ready and running. pod-complete matches only pods of Jobs. pod-delete deletes
+// a pod as soon as it has a deletionTimestamp, without a grace period, before
+// the runner has stopped its process. So:
+//
+//   - kwok does not overwrite the runner's status later: the runner always
+//     writes phase Running, which pod-ready never matches. The one exception is
+//     a patch already in flight: kwok's patch is a strategic merge with no
+//     resourceVersion, computed from the pod as kwok saw it, so it can land
+//     after the runner's first write. The runner therefore compares every pod
+//     with the status it wants on every event and every resync and writes it
+//     again (and logs that someone else changed the Ready condition).
+//   - A new pod is Ready before its scheduler has even started. The runner
+//     writes ready=false as soon as it sees a new pod, before it starts the
+//     process, but that comes too late: the Deployment controller (no
+//     minReadySeconds) counts the pod available as soon as kwok has patched it.
+//     On a kwok control plane, a rollout with maxUnavailable 0 to a template
+//     whose scheduler exits at once had the old pod deleted within the second,
+//     before the runner had started the new pod's process; the new pod then
+//     crash-looped alone. The operand Deployment therefore sets
+//     minReadySeconds (10 s, which a real cluster needs too: kube-scheduler
+//     answers /healthz before it has taken its lease): the runner marks the new
+//     pod not ready within that window, and the old pod keeps serving.
+//
+// Only a kube-scheduler-compatible image can be played: the binary is the
+// upstream kube-scheduler, so out-of-tree plugins (Coscheduling, Fluence ...)
+// are not available, and sidecars do not run (they are reported running).
+package operandrunner

@@ -1,0 +1,383 @@
+package integration
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	operatorv1 "github.com/openshift/api/operator/v1"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/utils/ptr"
+
+	secondaryschedulerv1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/targetconfigcontroller"
+	"github.com/openshift/secondary-scheduler-operator/test/framework"
+)
+
+// This tier runs no kube-controller-manager and no kubelet: the tests below
+// play them, writing the Deployment's status and creating the scheduler pods
+// with the status a kubelet would report.
+
+const (
+	baseConfig = "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nprofiles:\n- schedulerName: secondary-scheduler\n"
+	// nopeConfig passes the operator's checks, but kube-scheduler refuses to
+	// start with it: no plugin is called Nope.
+	nopeConfig = baseConfig + "  plugins:\n    filter:\n      enabled: [{name: Nope}]\n"
+	nopeError  = "plugin Nope does not exist"
+	// fakeNode is where the test's pods run: a pod bound to a node is deleted
+	// gracefully, so without a kubelet it stays terminating.
+	fakeNode = "node-1"
+)
+
+func rolloutOf(d *appsv1.Deployment) secondaryschedulerv1.Rollout {
+	return secondaryschedulerv1.Rollout{
+		ConfigHash:   d.Spec.Template.Annotations[render.ConfigHashAnnotation],
+		TemplateHash: d.Spec.Template.Annotations[render.TemplateHashAnnotation],
+	}
+}
+
+// waitForTemplate waits until the Deployment's pod template is one that ok
+// accepts and mounts the config ConfigMap of its own configuration.
+func (o *operatorUnderTest) waitForTemplate(t *testing.T, desc string, ok func(r secondaryschedulerv1.Rollout) bool) *appsv1.Deployment {
+	t.Helper()
+	var d *appsv1.Deployment
+	framework.WaitFor(context.Background(), t, desc, func() (bool, error) {
+		var err error
+		if d, err = o.admin.Kube.AppsV1().Deployments(operandNS).Get(context.Background(), operand, metav1.GetOptions{}); err != nil {
+			return false, err
+		}
+		r := rolloutOf(d)
+		if name := configMapOf(d); name != render.ConfigMapNameFor(r.ConfigHash) {
+			return false, fmt.Errorf("template %+v mounts ConfigMap %s", r, name)
+		}
+		return satisfied(ok(r), fmt.Sprintf("template %+v", r))
+	})
+	return d
+}
+
+// waitForNewConfig waits until status.configHash is none of before and the
+// Deployment runs it.
+func (o *operatorUnderTest) waitForNewConfig(t *testing.T, before ...string) *appsv1.Deployment {
+	t.Helper()
+	var desired string
+	framework.WaitFor(context.Background(), t, "a new status.configHash", func() (bool, error) {
+		ss, err := o.get(context.Background())
+		if err != nil {
+			return false, err
+		}
+		desired = ss.Status.ConfigHash
+		return satisfied(desired != "" && !slices.Contains(before, desired), desired)
+	})
+	return o.waitForTemplate(t, "the Deployment to run configuration "+desired, func(r secondaryschedulerv1.Rollout) bool {
+		return r.ConfigHash == desired
+	})
+}
+
+// templateHistory records the configuration of every pod template the
+// Deployment gets from now on until the test ends, "generation:config", to
+// tell a rollback in one step from one that went back and forth.
+func (o *operatorUnderTest) templateHistory(t *testing.T) func() []string {
+	t.Helper()
+	d := o.deployment(t)
+	w, err := o.admin.Kube.AppsV1().Deployments(operandNS).Watch(context.Background(), metav1.ListOptions{
+		FieldSelector:   fields.OneTermEqualSelector("metadata.name", operand).String(),
+		ResourceVersion: d.ResourceVersion,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var history []string
+	last := d.Generation
+	framework.RunInBackground(t, func(ctx context.Context) {
+		defer w.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case ev, ok := <-w.ResultChan():
+				if !ok {
+					return
+				}
+				if d, isDeployment := ev.Object.(*appsv1.Deployment); isDeployment && d.Generation > last {
+					last = d.Generation
+					mu.Lock()
+					history = append(history, fmt.Sprintf("%d:%.12s", d.Generation, rolloutOf(d).ConfigHash))
+					mu.Unlock()
+				}
+			}
+		}
+	})
+	return func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Clone(history)
+	}
+}
+
+// setRolloutStatus plays the Deployment controller for the template want:
+// status is written only while the Deployment still has that template.
+func (o *operatorUnderTest) setRolloutStatus(t *testing.T, want secondaryschedulerv1.Rollout, status func(d *appsv1.Deployment)) {
+	t.Helper()
+	ctx := context.Background()
+	framework.WaitFor(ctx, t, fmt.Sprintf("the Deployment status of template %+v", want), func() (bool, error) {
+		d, err := o.admin.Kube.AppsV1().Deployments(operandNS).Get(ctx, operand, metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		if got := rolloutOf(d); got != want {
+			return false, fmt.Errorf("the Deployment has template %+v", got)
+		}
+		status(d)
+		_, err = o.admin.Kube.AppsV1().Deployments(operandNS).UpdateStatus(ctx, d, metav1.UpdateOptions{})
+		return err == nil, err
+	})
+}
+
+// startRollout: the new ReplicaSet has a pod that is not available yet, the
+// old one still serves.
+func (o *operatorUnderTest) startRollout(t *testing.T, want secondaryschedulerv1.Rollout) {
+	t.Helper()
+	o.setRolloutStatus(t, want, func(d *appsv1.Deployment) {
+		d.Status = appsv1.DeploymentStatus{ObservedGeneration: d.Generation, Replicas: 2, UpdatedReplicas: 1,
+			ReadyReplicas: 1, AvailableReplicas: 1, UnavailableReplicas: 1}
+	})
+}
+
+func (o *operatorUnderTest) completeRollout(t *testing.T, want secondaryschedulerv1.Rollout) {
+	t.Helper()
+	o.setRolloutStatus(t, want, healthy)
+}
+
+// addTemplatePod plays the ReplicaSet controller and the kubelet: a pod of the
+// Deployment's current template, bound to a node, in the given state.
+func (o *operatorUnderTest) addTemplatePod(t *testing.T, name string, d *appsv1.Deployment, status corev1.PodStatus) {
+	t.Helper()
+	ctx := context.Background()
+	tmpl := d.Spec.Template
+	pod := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: operandNS, Labels: tmpl.Labels, Annotations: tmpl.Annotations},
+		Spec:       *tmpl.Spec.DeepCopy(),
+	}
+	pod.Spec.NodeName = fakeNode
+	created, err := o.admin.Kube.CoreV1().Pods(operandNS).Create(ctx, pod, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	created.Status = status
+	if _, err := o.admin.Kube.CoreV1().Pods(operandNS).UpdateStatus(ctx, created, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// deletePodsAtEnd deletes every scheduler pod, terminating ones included,
+// when the test ends: later tests share the namespace.
+func (o *operatorUnderTest) deletePodsAtEnd(t *testing.T) {
+	t.Cleanup(func() {
+		_ = o.admin.Kube.CoreV1().Pods(operandNS).DeleteCollection(context.Background(),
+			metav1.DeleteOptions{GracePeriodSeconds: ptr.To[int64](0)},
+			metav1.ListOptions{LabelSelector: "app.kubernetes.io/name=" + operand})
+	})
+}
+
+func (o *operatorUnderTest) deletePod(t *testing.T, name string, gracePeriod *int64) {
+	t.Helper()
+	err := o.admin.Kube.CoreV1().Pods(operandNS).Delete(context.Background(), name, metav1.DeleteOptions{GracePeriodSeconds: gracePeriod})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func runningStatus() corev1.PodStatus {
+	return corev1.PodStatus{
+		Phase:      corev1.PodRunning,
+		Conditions: []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue}},
+		ContainerStatuses: []corev1.ContainerStatus{{Name: operand, Ready: true, Started: ptr.To(true),
+			State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: metav1.Now()}}}},
+	}
+}
+
+// crashLoopStatus is a scheduler that exited at start with its error as the
+// termination message, as the operand's FallbackToLogsOnError reports it.
+func crashLoopStatus(exitCode int32, message string) corev1.PodStatus {
+	return corev1.PodStatus{
+		Phase:      corev1.PodRunning,
+		Conditions: []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionFalse}},
+		ContainerStatuses: []corev1.ContainerStatus{{
+			Name: operand, RestartCount: 1,
+			State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "CrashLoopBackOff",
+				Message: "back-off 10s restarting failed container"}},
+			LastTerminationState: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: exitCode,
+				Reason: "Error", Message: message}},
+		}},
+	}
+}
+
+func TestFailedRolloutIsRolledBack(t *testing.T) {
+	o := startOperator(t)
+	o.setUserConfig(t, baseConfig)
+	o.createSecondaryScheduler(t, secondaryschedulerv1.SecondarySchedulerSpec{SchedulerConfig: userConfig})
+	o.deletePodsAtEnd(t)
+	o.waitForDegraded(t, operatorv1.ConditionFalse)
+	ctx := context.Background()
+	var good, bad, fixed secondaryschedulerv1.Rollout
+	var rolledBack *appsv1.Deployment
+
+	t.Run("a completed rollout is the last known good", func(t *testing.T) {
+		d, _ := o.settled(t)
+		good = rolloutOf(d)
+		o.addTemplatePod(t, "first", d, runningStatus())
+		o.completeRollout(t, good)
+		framework.WaitFor(ctx, t, "status.lastKnownGood", func() (bool, error) {
+			ss, err := o.get(ctx)
+			if err != nil {
+				return false, err
+			}
+			s := ss.Status
+			return satisfied(s.LastKnownGood != nil && *s.LastKnownGood == good && s.ConfigHash == good.ConfigHash && s.FailedRollout == nil, s)
+		})
+	})
+
+	wantMessage := "pod nope container secondary-scheduler exited with code 1: " + nopeError
+	t.Run("a configuration the scheduler refuses is rolled back", func(t *testing.T) {
+		history := o.templateHistory(t)
+		o.setUserConfig(t, nopeConfig)
+		d := o.waitForNewConfig(t, good.ConfigHash)
+		if bad = rolloutOf(d); bad.TemplateHash == good.TemplateHash {
+			t.Fatalf("a new configuration kept template %s", bad.TemplateHash)
+		}
+		o.startRollout(t, bad)
+		o.addTemplatePod(t, "nope", d, crashLoopStatus(1, nopeError))
+
+		rolledBack = o.waitForTemplate(t, "the Deployment back on the last known good template", func(r secondaryschedulerv1.Rollout) bool {
+			return r == good
+		})
+		// The failed template must not come back: each time would start
+		// another scheduler pod that fails.
+		if n := rolledBack.Generation - d.Generation; n != 1 {
+			t.Errorf("the rollback took %d template changes, want 1; templates (generation:config) %v; failed config %.12s, last known good %.12s",
+				n, history(), bad.ConfigHash, good.ConfigHash)
+		}
+		framework.WaitFor(ctx, t, "status.failedRollout", func() (bool, error) {
+			ss, err := o.get(ctx)
+			if err != nil {
+				return false, err
+			}
+			s, f := ss.Status, ss.Status.FailedRollout
+			return satisfied(f != nil && f.ConfigHash == bad.ConfigHash && f.TemplateHash == bad.TemplateHash &&
+				f.Message == wantMessage && !f.FailedAt.IsZero() &&
+				s.LastKnownGood != nil && *s.LastKnownGood == good && s.ConfigHash == bad.ConfigHash, s)
+		})
+		o.waitForDegraded(t, operatorv1.ConditionTrue, wantMessage, "Rolled back to configuration "+good.ConfigHash[:12])
+		if c := o.condition(t, targetconfigcontroller.ConditionType); c.Reason != "RolloutFailed" {
+			t.Errorf("%s reason %q, want RolloutFailed", targetconfigcontroller.ConditionType, c.Reason)
+		}
+		for hash, fragment := range map[string]string{good.ConfigHash: "secondary-scheduler", bad.ConfigHash: "Nope"} {
+			cm, err := o.admin.Kube.CoreV1().ConfigMaps(operandNS).Get(ctx, render.ConfigMapNameFor(hash), metav1.GetOptions{})
+			if err != nil {
+				t.Errorf("the ConfigMap of configuration %s: %v", hash, err)
+				continue
+			}
+			if cm.Immutable == nil || !*cm.Immutable || !strings.Contains(cm.Data[render.ConfigKey], fragment) {
+				t.Errorf("ConfigMap %s: immutable %v, config.yaml without %q:\n%s", cm.Name, cm.Immutable, fragment, cm.Data[render.ConfigKey])
+			}
+		}
+	})
+
+	t.Run("the failed template is not retried until the input changes", func(t *testing.T) {
+		// The Deployment controller scales the failed pod away; the old one serves on.
+		o.deletePod(t, "nope", ptr.To[int64](0))
+		o.completeRollout(t, good)
+		// A change outside the pod template makes the controller sync again:
+		// it applies the Role in the same sync that decides the Deployment.
+		o.updateSpec(t, func(spec *secondaryschedulerv1.SecondarySchedulerSpec) {
+			spec.RBAC = &secondaryschedulerv1.SchedulerRBAC{NamespacedRules: []rbacv1.PolicyRule{
+				{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"get"}},
+			}}
+		})
+		framework.WaitFor(ctx, t, "the extra Role", func() (bool, error) {
+			_, err := o.admin.Kube.RbacV1().Roles(operandNS).Get(ctx, render.ExtraRBACName, metav1.GetOptions{})
+			return err == nil, err
+		})
+		framework.Consistently(ctx, t, 2*time.Second, "the Deployment to stay rolled back", func() (bool, error) {
+			d := o.deployment(t)
+			ss, err := o.get(ctx)
+			if err != nil {
+				return false, err
+			}
+			c := o.condition(t, targetconfigcontroller.ConditionType)
+			return satisfied(rolloutOf(d) == good && d.Generation == rolledBack.Generation &&
+				ss.Status.FailedRollout != nil && ss.Status.FailedRollout.TemplateHash == bad.TemplateHash &&
+				c != nil && c.Status == operatorv1.ConditionTrue && c.Reason == "RolloutFailed",
+				fmt.Sprintf("template %+v generation %d, failedRollout %+v, condition %+v", rolloutOf(d), d.Generation, ss.Status.FailedRollout, c))
+		})
+
+		o.setUserConfig(t, baseConfig+"- schedulerName: gang-scheduler\n")
+		d := o.waitForNewConfig(t, good.ConfigHash, bad.ConfigHash)
+		fixed = rolloutOf(d)
+		if n := d.Generation - rolledBack.Generation; n != 1 {
+			t.Errorf("the fixed configuration took %d template changes, want 1", n)
+		}
+		o.startRollout(t, fixed)
+		o.addTemplatePod(t, "fixed", d, runningStatus())
+		o.completeRollout(t, fixed)
+		framework.WaitFor(ctx, t, "Degraded and failedRollout to clear", func() (bool, error) {
+			ss, err := o.get(ctx)
+			if err != nil {
+				return false, err
+			}
+			c := o.condition(t, targetconfigcontroller.ConditionType)
+			s := ss.Status
+			return satisfied(c != nil && c.Status == operatorv1.ConditionFalse && s.FailedRollout == nil &&
+				s.LastKnownGood != nil && *s.LastKnownGood == fixed, fmt.Sprintf("condition %+v, status %+v", c, s))
+		})
+	})
+
+	t.Run("superseded config ConfigMaps are pruned", func(t *testing.T) {
+		// The first pod is terminating: without a kubelet it stays so, and
+		// keeps the first configuration mounted.
+		o.deletePod(t, "first", nil)
+		seen := []string{good.ConfigHash, bad.ConfigHash, fixed.ConfigHash}
+		var changes []string
+		for i := range 4 {
+			o.setUserConfig(t, baseConfig+fmt.Sprintf("- schedulerName: profile-%d\n", i))
+			h := rolloutOf(o.waitForNewConfig(t, seen...)).ConfigHash
+			seen, changes = append(seen, h), append(changes, h)
+		}
+		// Kept: the desired one (the Deployment mounts it), the last known good
+		// (pod "fixed" mounts it), the one terminating pod "first" mounts, and
+		// the 3 newest others. The failed one is older than those by the
+		// seconds the subtest above took, so it is gone.
+		want := []string{changes[3], fixed.ConfigHash, good.ConfigHash, changes[0], changes[1], changes[2]}
+		o.waitForConfigMaps(t, want)
+		o.deletePod(t, "first", ptr.To[int64](0))
+		o.waitForConfigMaps(t, slices.DeleteFunc(want, func(h string) bool { return h == good.ConfigHash }))
+		if _, err := o.admin.Kube.CoreV1().ConfigMaps(operandNS).Get(ctx, userConfig, metav1.GetOptions{}); err != nil {
+			t.Errorf("the user's ConfigMap: %v", err)
+		}
+	})
+}
+
+// waitForConfigMaps waits until the config ConfigMaps are exactly those of
+// these configurations.
+func (o *operatorUnderTest) waitForConfigMaps(t *testing.T, hashes []string) {
+	t.Helper()
+	var want []string
+	for _, h := range hashes {
+		want = append(want, render.ConfigMapNameFor(h))
+	}
+	slices.Sort(want)
+	framework.WaitFor(context.Background(), t, fmt.Sprintf("config ConfigMaps %v", want), func() (bool, error) {
+		names, err := o.configMapNames(context.Background())
+		return satisfied(err == nil && slices.Equal(names, want), fmt.Sprintf("%v (%v)", names, err))
+	})
+}

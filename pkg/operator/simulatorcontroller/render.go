@@ -181,7 +181,9 @@ func renderPod(sim *simv1alpha1.Simulator, spec *simv1alpha1.SimulatorSpec) *cor
 	if pod.Spec.EnableServiceLinks == nil {
 		pod.Spec.EnableServiceLinks = ptr.To(false)
 	}
-	// The v0.1.x simulator never talks to the cluster it runs in.
+	// The v0.1.x simulator never talks to the cluster it runs in (its API server
+	// is its own), so the default Pod carries no credential of that cluster. A
+	// template that names a ServiceAccount asks for its token.
 	if pod.Spec.AutomountServiceAccountToken == nil && pod.Spec.ServiceAccountName == "" {
 		pod.Spec.AutomountServiceAccountToken = ptr.To(false)
 	}
@@ -195,7 +197,7 @@ func renderPod(sim *simv1alpha1.Simulator, spec *simv1alpha1.SimulatorSpec) *cor
 	if embeddedEtcd(spec) && mountsVolume(pod.Spec.Containers, etcdDataVolume) {
 		pod.Spec.Volumes = mergeVolumes([]corev1.Volume{{
 			Name:         etcdDataVolume,
-			VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}},
+			VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{SizeLimit: etcdDataSizeLimit()}},
 		}}, pod.Spec.Volumes)
 	}
 	return pod
@@ -241,6 +243,7 @@ func simulatorContainer(spec *simv1alpha1.SimulatorSpec) corev1.Container {
 			PeriodSeconds:    5,
 			FailureThreshold: 3,
 		},
+		Resources: simulatorResources(),
 	}
 }
 
@@ -261,6 +264,7 @@ func etcdContainer() corev1.Container {
 			"--initial-cluster=simulator=" + loopback(etcdPeerPort),
 		},
 		VolumeMounts: []corev1.VolumeMount{{Name: etcdDataVolume, MountPath: etcdDataDir}},
+		Resources:    etcdResources(),
 	}
 }
 

@@ -1,0 +1,65 @@
+package integration
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	operatorv1 "github.com/openshift/api/operator/v1"
+
+	secondaryschedulerv1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/targetconfigcontroller"
+	"github.com/openshift/secondary-scheduler-operator/test/framework"
+)
+
+// TestManagementStatesFromDegraded: from a Degraded state (a refused user
+// config), Removed clears the complaint (nothing runs, so the ClusterOperator
+// alert must not keep firing), Unmanaged reports Unknown, and Managed brings the
+// complaint back until the input is fixed.
+func TestManagementStatesFromDegraded(t *testing.T) {
+	o := startOperator(t)
+	o.setUserConfig(t, "profiles: [null]\n")
+	o.createSecondaryScheduler(t, secondaryschedulerv1.SecondarySchedulerSpec{SchedulerConfig: userConfig})
+	o.waitForDegraded(t, operatorv1.ConditionTrue, "profiles[0]: null entry")
+
+	setState := func(state operatorv1.ManagementState) {
+		o.updateSpec(t, func(spec *secondaryschedulerv1.SecondarySchedulerSpec) { spec.ManagementState = state })
+	}
+	waitConditions := func(desc string, want map[string]operatorv1.ConditionStatus, reason string) {
+		t.Helper()
+		framework.WaitFor(context.Background(), t, desc, func() (bool, error) {
+			for condType, status := range want {
+				c := o.condition(t, condType)
+				if c == nil || c.Status != status {
+					return false, fmt.Errorf("%s is %+v, want %s", condType, c, status)
+				}
+			}
+			if c := o.condition(t, targetconfigcontroller.ConditionType); reason != "" && c.Reason != reason {
+				return false, fmt.Errorf("%s has reason %q, want %q", c.Type, c.Reason, reason)
+			}
+			return true, nil
+		})
+	}
+
+	setState(operatorv1.Removed)
+	waitConditions("Removed to clear Degraded", map[string]operatorv1.ConditionStatus{
+		targetconfigcontroller.ConditionType: operatorv1.ConditionFalse, "Degraded": operatorv1.ConditionFalse,
+	}, "Removed")
+
+	setState(operatorv1.Managed)
+	o.waitForDegraded(t, operatorv1.ConditionTrue, "profiles[0]: null entry")
+	waitConditions("Managed with the bad input to be Degraded again", map[string]operatorv1.ConditionStatus{
+		"Degraded": operatorv1.ConditionTrue,
+	}, "InvalidInput")
+
+	setState(operatorv1.Unmanaged)
+	waitConditions("Unmanaged to report Unknown", map[string]operatorv1.ConditionStatus{
+		"Degraded": operatorv1.ConditionUnknown,
+	}, "")
+
+	setState(operatorv1.Managed)
+	o.setUserConfig(t, "profiles:\n- schedulerName: fixed\n")
+	waitConditions("the fixed input to clear Degraded", map[string]operatorv1.ConditionStatus{
+		targetconfigcontroller.ConditionType: operatorv1.ConditionFalse, "Degraded": operatorv1.ConditionFalse,
+	}, "AsExpected")
+}

@@ -12,6 +12,7 @@ import (
 	"github.com/openshift/library-go/pkg/operator/v1helpers"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -210,4 +211,23 @@ func (o *operatorUnderTest) writeConfigMap(t *testing.T, name string, labels map
 	if err != nil {
 		t.Fatal(err)
 	}
+}
+
+// grantNamespacedRule changes the spec outside the pod template (a namespaced
+// spec.rbac rule, plus whatever also does) and waits for the operator to apply
+// the Role: proof that a sync ran without touching the Deployment's template.
+func (o *operatorUnderTest) grantNamespacedRule(t *testing.T, also func(spec *secondaryschedulerv1.SecondarySchedulerSpec)) {
+	t.Helper()
+	o.updateSpec(t, func(spec *secondaryschedulerv1.SecondarySchedulerSpec) {
+		if also != nil {
+			also(spec)
+		}
+		spec.RBAC = &secondaryschedulerv1.SchedulerRBAC{NamespacedRules: []rbacv1.PolicyRule{
+			{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"get"}},
+		}}
+	})
+	framework.WaitFor(context.Background(), t, "the extra Role", func() (bool, error) {
+		_, err := o.admin.Kube.RbacV1().Roles(operandNS).Get(context.Background(), render.ExtraRBACName, metav1.GetOptions{})
+		return err == nil, err
+	})
 }

@@ -12,7 +12,6 @@ import (
 	operatorv1 "github.com/openshift/api/operator/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/utils/ptr"
@@ -299,15 +298,7 @@ func TestFailedRolloutIsRolledBack(t *testing.T) {
 		o.completeRollout(t, good)
 		// A change outside the pod template makes the controller sync again:
 		// it applies the Role in the same sync that decides the Deployment.
-		o.updateSpec(t, func(spec *secondaryschedulerv1.SecondarySchedulerSpec) {
-			spec.RBAC = &secondaryschedulerv1.SchedulerRBAC{NamespacedRules: []rbacv1.PolicyRule{
-				{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"get"}},
-			}}
-		})
-		framework.WaitFor(ctx, t, "the extra Role", func() (bool, error) {
-			_, err := o.admin.Kube.RbacV1().Roles(operandNS).Get(ctx, render.ExtraRBACName, metav1.GetOptions{})
-			return err == nil, err
-		})
+		o.grantNamespacedRule(t, nil)
 		framework.Consistently(ctx, t, 2*time.Second, "the Deployment to stay rolled back", func() (bool, error) {
 			d := o.deployment(t)
 			ss, err := o.get(ctx)

@@ -185,15 +185,8 @@ func TestRolloutsFollowInputsAndNothingElse(t *testing.T) {
 	})
 
 	t.Run("changes that do not alter the pod do not roll it", func(t *testing.T) {
-		o.updateSpec(t, func(spec *secondaryschedulerv1.SecondarySchedulerSpec) {
+		o.grantNamespacedRule(t, func(spec *secondaryschedulerv1.SecondarySchedulerSpec) {
 			spec.OperatorLogLevel = operatorv1.Debug
-			spec.RBAC = &secondaryschedulerv1.SchedulerRBAC{NamespacedRules: []rbacv1.PolicyRule{
-				{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"get"}},
-			}}
-		})
-		framework.WaitFor(ctx, t, "the extra Role", func() (bool, error) {
-			_, err := o.admin.Kube.RbacV1().Roles(operandNS).Get(ctx, render.ExtraRBACName, metav1.GetOptions{})
-			return err == nil, nil
 		})
 		framework.Consistently(ctx, t, 2*time.Second, "the Deployment to keep its generation", func() (bool, error) {
 			return o.deployment(t).Generation == before.Generation, nil

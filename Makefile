@@ -25,7 +25,7 @@ test:
 	$(MAKE) test-e2e
 
 test-unit:
-	go test ./cmd/... ./pkg/...
+	go test ./cmd/... ./pkg/... ./test/manifests/...
 
 # The operator's scheduler-config validation against the real kube-scheduler
 # binary, on the corpus in test/configdiff/testdata.

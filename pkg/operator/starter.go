@@ -94,7 +94,8 @@ func RunOperator(ctx context.Context, cc *controllercmd.ControllerContext) error
 	}
 	metrics.CountSimulatorsWith(simulatorcontroller.CountByPhase(crInformers.Simulation().V1alpha1().Simulators().Lister()))
 	simulators := simulatorcontroller.NewSimulatorController(kubeClient, crClient, crInformers.Simulation().V1alpha1().Simulators(),
-		simulatorObjects.Core().V1().Pods(), simulatorObjects.Core().V1().Services(), cc.EventRecorder)
+		simulatorObjects.Core().V1().Pods(), simulatorObjects.Core().V1().Services(),
+		simulatorObjects.Networking().V1().NetworkPolicies(), cc.EventRecorder)
 
 	for _, start := range []func(<-chan struct{}){dynamicInformers.Start, kubeInformers.Start, crInformers.Start, simulatorObjects.Start, grantableRole.Start} {
 		start(ctx.Done())

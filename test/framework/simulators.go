@@ -31,7 +31,8 @@ func RunSimulatorController(t testing.TB, cfg *rest.Config, namespace string, wo
 	simInformers := siminformers.NewSharedInformerFactoryWithOptions(sims, 10*time.Minute, siminformers.WithNamespace(namespace))
 	recorder := events.NewInMemoryRecorder("simulator-controller-test", clock.RealClock{})
 	ctrl := simulatorcontroller.NewSimulatorController(kube, sims,
-		simInformers.Simulation().V1alpha1().Simulators(), kubeInformers.Core().V1().Pods(), kubeInformers.Core().V1().Services(), recorder)
+		simInformers.Simulation().V1alpha1().Simulators(), kubeInformers.Core().V1().Pods(), kubeInformers.Core().V1().Services(),
+		kubeInformers.Networking().V1().NetworkPolicies(), recorder)
 	RunInBackground(t, func(ctx context.Context) {
 		kubeInformers.Start(ctx.Done())
 		simInformers.Start(ctx.Done())

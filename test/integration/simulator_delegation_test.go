@@ -8,7 +8,9 @@ import (
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -27,18 +29,22 @@ const (
 	simulatorsEditRole = "secondary-scheduler-operator-simulators-edit"
 	simulatorsViewRole = "secondary-scheduler-operator-simulators-view"
 	simulatorPolicy    = "secondary-scheduler-operator-simulator-pod-fields"
-	// policyRefusal is the part of the policy's message that names the missing right.
-	policyRefusal = "takes the right to create pods in namespace "
+	// policyRefusal and ingressRefusal are the parts of the policy's messages that
+	// name the missing right.
+	policyRefusal  = "takes the right to create pods in namespace "
+	ingressRefusal = "takes the right to create networkpolicies in namespace "
 )
 
 // delegation is a namespace with the operator's simulator controller running under
 // the RBAC manifests/ ship, and two namespace users bound to the shipped edit
-// role for Simulators: member may not create pods, podCreator may.
+// role for Simulators: member may not create pods or NetworkPolicies,
+// podCreator may create pods, policyCreator NetworkPolicies.
 type delegation struct {
-	env        *framework.Env
-	ns         string
-	member     *framework.Clients
-	podCreator *framework.Clients
+	env           *framework.Env
+	ns            string
+	member        *framework.Clients
+	podCreator    *framework.Clients
+	policyCreator *framework.Clients
 }
 
 func setupDelegation(t *testing.T) *delegation {
@@ -60,6 +66,9 @@ func setupDelegation(t *testing.T) *delegation {
 		{ObjectMeta: metav1.ObjectMeta{Name: "creates-pods"}, Rules: []rbacv1.PolicyRule{
 			{APIGroups: []string{""}, Resources: []string{"pods"}, Verbs: []string{"create", "get", "list", "watch"}},
 		}},
+		{ObjectMeta: metav1.ObjectMeta{Name: "creates-networkpolicies"}, Rules: []rbacv1.PolicyRule{
+			{APIGroups: []string{"networking.k8s.io"}, Resources: []string{"networkpolicies"}, Verbs: []string{"create"}},
+		}},
 	}
 	for _, r := range roles {
 		if _, err := env.Admin.Kube.RbacV1().Roles(ns).Create(ctx, r, metav1.CreateOptions{}); err != nil {
@@ -72,6 +81,8 @@ func setupDelegation(t *testing.T) *delegation {
 		ns:         ns,
 		member:     framework.MustClients(t, env.ServiceAccountConfig(t, ns, "member", edit, noPods)),
 		podCreator: framework.MustClients(t, env.ServiceAccountConfig(t, ns, "pod-creator", edit, noPods, framework.Role(ns, "creates-pods"))),
+		policyCreator: framework.MustClients(t, env.ServiceAccountConfig(t, ns, "policy-creator", edit, noPods,
+			framework.Role(ns, "creates-networkpolicies"))),
 	}
 
 	// The API server loads admission policies from its own informer: wait until
@@ -117,8 +128,12 @@ func (d *delegation) expectRefused(t *testing.T, err error, field string) {
 	if err == nil {
 		t.Fatalf("admitted; want the policy to refuse %s", field)
 	}
+	refusal := policyRefusal
+	if field == "spec.ingressFrom" {
+		refusal = ingressRefusal
+	}
 	msg := err.Error()
-	if !apierrors.IsForbidden(err) || !strings.Contains(msg, policyRefusal+d.ns) || !strings.Contains(msg, "setting "+field) ||
+	if !apierrors.IsForbidden(err) || !strings.Contains(msg, refusal+d.ns) || !strings.Contains(msg, "setting "+field) ||
 		!strings.Contains(msg, "system:serviceaccount:"+d.ns+":member") {
 		t.Fatalf("want a Forbidden from the policy naming %s and the missing right, got: %v", field, err)
 	}
@@ -275,6 +290,52 @@ func TestSimulatorDelegation(t *testing.T) {
 		})
 	})
 
+	t.Run("a Simulator admits only its own namespace", func(t *testing.T) {
+		policy := simctlNetworkPolicy(t, d.env, d.ns, "plain")
+		want := map[string]string{simulatorcontroller.SimulatorLabel: "plain"}
+		if !equality.Semantic.DeepEqual(policy.Spec.PodSelector.MatchLabels, want) || len(policy.Spec.PolicyTypes) != 1 ||
+			policy.Spec.PolicyTypes[0] != networkingv1.PolicyTypeIngress || len(policy.Spec.Ingress) != 1 ||
+			!equality.Semantic.DeepEqual(policy.Spec.Ingress[0].From, []networkingv1.NetworkPolicyPeer{{PodSelector: &metav1.LabelSelector{}}}) {
+			t.Fatalf("NetworkPolicy spec %+v: want ingress only from Pods of the namespace, selecting the simulator's Pod", policy.Spec)
+		}
+	})
+
+	t.Run("only who may create NetworkPolicies widens ingress", func(t *testing.T) {
+		everyNamespace := []networkingv1.NetworkPolicyPeer{{NamespaceSelector: &metav1.LabelSelector{}}}
+		d.expectRefused(t, d.create(d.member, "member-open", simv1alpha1.SimulatorSpec{IngressFrom: everyNamespace}), "spec.ingressFrom")
+		d.expectRefused(t, d.update(d.member, "plain", func(s *simv1alpha1.SimulatorSpec) { s.IngressFrom = everyNamespace }), "spec.ingressFrom")
+		// Pod rights are not NetworkPolicy rights.
+		err := d.create(d.podCreator, "creator-open", simv1alpha1.SimulatorSpec{IngressFrom: everyNamespace})
+		if err == nil || !strings.Contains(err.Error(), ingressRefusal) {
+			t.Fatalf("a pod creator widened ingress: %v", err)
+		}
+		if err := d.create(d.policyCreator, "open", simv1alpha1.SimulatorSpec{IngressFrom: everyNamespace}); err != nil {
+			t.Fatal(err)
+		}
+		framework.WaitFor(ctx, t, "the NetworkPolicy of open to admit every namespace", func() (bool, error) {
+			policy, err := d.env.Admin.Kube.NetworkingV1().NetworkPolicies(d.ns).Get(ctx, "open", metav1.GetOptions{})
+			if err != nil {
+				return false, err
+			}
+			want := append([]networkingv1.NetworkPolicyPeer{{PodSelector: &metav1.LabelSelector{}}}, everyNamespace...)
+			return len(policy.Spec.Ingress) == 1 && equality.Semantic.DeepEqual(policy.Spec.Ingress[0].From, want), nil
+		})
+		// Other fields of a widened Simulator stay editable, and narrowing takes no right.
+		if err := d.update(d.member, "open", func(s *simv1alpha1.SimulatorSpec) { s.CORSAllowedOriginList = []string{"https://ui.example.com"} }); err != nil {
+			t.Errorf("editing CORS origins of a widened Simulator: %v", err)
+		}
+		if err := d.update(d.member, "open", func(s *simv1alpha1.SimulatorSpec) { s.IngressFrom = nil }); err != nil {
+			t.Errorf("removing ingressFrom: %v", err)
+		}
+		framework.WaitFor(ctx, t, "the NetworkPolicy of open narrowed back", func() (bool, error) {
+			policy, err := d.env.Admin.Kube.NetworkingV1().NetworkPolicies(d.ns).Get(ctx, "open", metav1.GetOptions{})
+			if err != nil {
+				return false, err
+			}
+			return len(policy.Spec.Ingress) == 1 && len(policy.Spec.Ingress[0].From) == 1, nil
+		})
+	})
+
 	t.Run("view reads, does not write", func(t *testing.T) {
 		viewer := framework.MustClients(t, d.env.ServiceAccountConfig(t, d.ns, "viewer", framework.ClusterRoleIn(d.ns, simulatorsViewRole)))
 		if _, err := viewer.Operator.SimulationV1alpha1().Simulators(d.ns).List(ctx, metav1.ListOptions{}); err != nil {
@@ -385,5 +446,74 @@ func TestSimulatorDelegationQuota(t *testing.T) {
 	err = d.create(d.member, "third", simv1alpha1.SimulatorSpec{})
 	if !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), "count/simulators."+simv1alpha1.GroupName) {
 		t.Fatalf("a third Simulator: want refused by count/simulators, got %v", err)
+	}
+}
+
+// TestIngressFromValidationMatchesAPIServer checks spec.ingressFrom the way the
+// operator does (simulatorcontroller.Validate) and the way the API server checks
+// the NetworkPolicy it becomes, on one corpus: both must accept or refuse each
+// peer, so that a Simulator is never Available with a policy the API server
+// refuses, nor refused for a policy it would take.
+func TestIngressFromValidationMatchesAPIServer(t *testing.T) {
+	env := framework.Shared(t)
+	ns := env.CreateNamespace(t, "ingress-from")
+	ctx := context.Background()
+	selector := func(labels map[string]string, exprs ...metav1.LabelSelectorRequirement) *metav1.LabelSelector {
+		return &metav1.LabelSelector{MatchLabels: labels, MatchExpressions: exprs}
+	}
+	block := func(cidr string, except ...string) *networkingv1.IPBlock {
+		return &networkingv1.IPBlock{CIDR: cidr, Except: except}
+	}
+	corpus := map[string]networkingv1.NetworkPolicyPeer{
+		"every namespace":             {NamespaceSelector: selector(nil)},
+		"one namespace":               {NamespaceSelector: selector(map[string]string{"kubernetes.io/metadata.name": "ui"})},
+		"pods of a namespace":         {NamespaceSelector: selector(nil), PodSelector: selector(map[string]string{"app": "ui"})},
+		"pod selector alone":          {PodSelector: selector(map[string]string{"app": "ui"})},
+		"expression In":               {PodSelector: selector(nil, metav1.LabelSelectorRequirement{Key: "app", Operator: metav1.LabelSelectorOpIn, Values: []string{"a", "b"}})},
+		"expression Exists":           {PodSelector: selector(nil, metav1.LabelSelectorRequirement{Key: "app", Operator: metav1.LabelSelectorOpExists})},
+		"expression In without value": {PodSelector: selector(nil, metav1.LabelSelectorRequirement{Key: "app", Operator: metav1.LabelSelectorOpIn})},
+		"expression Exists with value": {PodSelector: selector(nil,
+			metav1.LabelSelectorRequirement{Key: "app", Operator: metav1.LabelSelectorOpExists, Values: []string{"a"}})},
+		"expression bad operator":     {PodSelector: selector(nil, metav1.LabelSelectorRequirement{Key: "app", Operator: "Near", Values: []string{"a"}})},
+		"bad label key":               {NamespaceSelector: selector(map[string]string{"bad key!": "x"})},
+		"bad label value":             {NamespaceSelector: selector(map[string]string{"team": "not a value"})},
+		"prefixed label key":          {NamespaceSelector: selector(map[string]string{"example.com/team": "a"})},
+		"empty peer":                  {},
+		"ipBlock":                     {IPBlock: block("192.0.2.0/24")},
+		"ipBlock all IPv4":            {IPBlock: block("0.0.0.0/0")},
+		"ipBlock IPv6":                {IPBlock: block("2001:db8::/32", "2001:db8:1::/48")},
+		"ipBlock single host":         {IPBlock: block("192.0.2.7/32")},
+		"ipBlock with except":         {IPBlock: block("10.0.0.0/8", "10.1.0.0/16", "10.2.3.0/24")},
+		"ipBlock except equal":        {IPBlock: block("10.0.0.0/8", "10.0.0.0/8")},
+		"ipBlock except outside":      {IPBlock: block("10.0.0.0/16", "192.168.0.0/24")},
+		"ipBlock except wider":        {IPBlock: block("10.1.0.0/16", "10.0.0.0/8")},
+		"ipBlock except bad":          {IPBlock: block("10.0.0.0/8", "10.1.0.0")},
+		"ipBlock except other family": {IPBlock: block("10.0.0.0/8", "2001:db8::/64")},
+		"ipBlock no prefix":           {IPBlock: block("10.0.0.0")},
+		"ipBlock empty":               {IPBlock: block("")},
+		"ipBlock garbage":             {IPBlock: block("ten/8")},
+		"ipBlock host bits set":       {IPBlock: block("10.0.0.1/8")},
+		"ipBlock prefix too long":     {IPBlock: block("10.0.0.0/33")},
+		"ipBlock with a selector":     {IPBlock: block("10.0.0.0/8"), NamespaceSelector: selector(nil)},
+		"ipBlock IPv4-mapped IPv6":    {IPBlock: block("::ffff:10.0.0.0/104")},
+		"ipBlock leading zeros":       {IPBlock: block("010.0.0.0/8")},
+	}
+	for name, peer := range corpus {
+		sim := &simv1alpha1.Simulator{ObjectMeta: metav1.ObjectMeta{Name: "sim", Namespace: ns},
+			Spec: simv1alpha1.SimulatorSpec{IngressFrom: []networkingv1.NetworkPolicyPeer{peer}}}
+		ours := simulatorcontroller.Validate(sim).ToAggregate()
+		_, theirs := env.Admin.Kube.NetworkingV1().NetworkPolicies(ns).Create(ctx, &networkingv1.NetworkPolicy{
+			ObjectMeta: metav1.ObjectMeta{Name: "probe"},
+			Spec: networkingv1.NetworkPolicySpec{
+				PolicyTypes: []networkingv1.PolicyType{networkingv1.PolicyTypeIngress},
+				Ingress:     []networkingv1.NetworkPolicyIngressRule{{From: []networkingv1.NetworkPolicyPeer{peer}}},
+			},
+		}, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+		if theirs != nil && !apierrors.IsInvalid(theirs) {
+			t.Fatalf("%s: the API server failed otherwise than refusing the policy: %v", name, theirs)
+		}
+		if (ours == nil) != (theirs == nil) {
+			t.Errorf("%s: operator says %v, API server says %v", name, ours, theirs)
+		}
 	}
 }

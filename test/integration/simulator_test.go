@@ -9,6 +9,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -29,6 +30,7 @@ var simctlRole = &rbacv1.ClusterRole{
 		{APIGroups: []string{simv1alpha1.GroupName}, Resources: []string{"simulators/status", "simulators/finalizers"}, Verbs: []string{"update"}},
 		{APIGroups: []string{""}, Resources: []string{"pods"}, Verbs: []string{"get", "list", "watch", "create", "delete"}},
 		{APIGroups: []string{""}, Resources: []string{"services"}, Verbs: []string{"get", "list", "watch", "create", "update"}},
+		{APIGroups: []string{"networking.k8s.io"}, Resources: []string{"networkpolicies"}, Verbs: []string{"get", "list", "watch", "create", "update"}},
 		{APIGroups: []string{""}, Resources: []string{"events"}, Verbs: []string{"create"}},
 	},
 }
@@ -123,6 +125,18 @@ func simctlPhase(phase simv1alpha1.SimulatorPhase, degraded bool, message string
 }
 
 // simctlPod waits for the one Pod of a Simulator that is not being deleted.
+// simctlNetworkPolicy waits for the NetworkPolicy of Simulator name.
+func simctlNetworkPolicy(t *testing.T, env *framework.Env, ns, name string) *networkingv1.NetworkPolicy {
+	t.Helper()
+	var policy *networkingv1.NetworkPolicy
+	framework.WaitFor(context.Background(), t, "the NetworkPolicy of Simulator "+name, func() (bool, error) {
+		var err error
+		policy, err = env.Admin.Kube.NetworkingV1().NetworkPolicies(ns).Get(context.Background(), name, metav1.GetOptions{})
+		return err == nil, err
+	})
+	return policy
+}
+
 func simctlPod(t *testing.T, env *framework.Env, ns, name string) *corev1.Pod {
 	t.Helper()
 	var pod *corev1.Pod

@@ -30,6 +30,12 @@ func NewCachedKubeClient(client kubernetes.Interface, kubeInformers v1helpers.Ku
 			f.Rbac().V1().ClusterRoleBindings().Informer()
 			continue
 		}
+		if ns == KubeSystemNamespace {
+			// Only the authentication-reader RoleBinding is written there, and the
+			// operator may read nothing else in kube-system.
+			f.Rbac().V1().RoleBindings().Informer()
+			continue
+		}
 		f.Core().V1().ServiceAccounts().Informer()
 		f.Core().V1().Services().Informer()
 		f.Core().V1().ConfigMaps().Informer()

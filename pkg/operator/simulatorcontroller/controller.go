@@ -1,12 +1,13 @@
 // Package simulatorcontroller runs KEP-159 scheduler simulators: for each
 // Simulator, a Pod running the simulator (and, without an external etcd, an etcd
-// container) and a Service in front of it, with the Simulator's status following
-// the Pod.
+// container), a Service in front of it and a NetworkPolicy that admits only the
+// Simulator's namespace (and spec.ingressFrom), with the Simulator's status
+// following the Pod.
 //
 // Wiring (starter.go):
 //
 //   - the Simulator informer from the generated informer factory, all namespaces;
-//   - the Pod and Service informers from a kube informer factory built with
+//   - the Pod, Service and NetworkPolicy informers from a kube informer factory built with
 //     InformerOption(), all namespaces: only the objects this controller made are
 //     cached, never every Pod of the cluster;
 //   - the clients built from a rest.Config with QPS >= ClientQPS and Burst >=
@@ -17,7 +18,8 @@
 // RBAC: simulators get/list/watch; simulators/status update; simulators/finalizers
 // update (the controller references set blockOwnerDeletion, which OpenShift's
 // OwnerReferencesPermissionEnforcement admission checks); pods get/list/watch/
-// create/delete; services get/list/watch/create/update; events create.
+// create/delete; services and networkpolicies get/list/watch/create/update;
+// events create.
 package simulatorcontroller
 
 import (
@@ -25,7 +27,6 @@ import (
 	"fmt"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -33,8 +34,10 @@ import (
 	utilerrors "k8s.io/apimachinery/pkg/util/errors"
 	"k8s.io/client-go/informers"
 	corev1informers "k8s.io/client-go/informers/core/v1"
+	networkingv1informers "k8s.io/client-go/informers/networking/v1"
 	"k8s.io/client-go/kubernetes"
 	corev1listers "k8s.io/client-go/listers/core/v1"
+	networkingv1listers "k8s.io/client-go/listers/networking/v1"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
@@ -57,8 +60,9 @@ const (
 	// server: several keep it busy (measured: see docs/simulator.md).
 	DefaultWorkers = 10
 	// ClientQPS and ClientBurst are the least client rate limits the starter must
-	// give the clients of this controller. A Simulator costs four writes from
-	// creation to Available (Pod, Service, two status updates) plus its events.
+	// give the clients of this controller. A Simulator costs five writes from
+	// creation to Available (NetworkPolicy, Pod, Service, two status updates)
+	// plus its events.
 	ClientQPS   = 200
 	ClientBurst = 400
 
@@ -70,9 +74,10 @@ const (
 	kindSimulator = "Simulator"
 	kindPod       = "Pod"
 	kindService   = "Service"
+	kindPolicy    = "NetworkPolicy"
 )
 
-// InformerOption filters a kube informer factory to the Pods and Services this
+// InformerOption filters a kube informer factory to the Pods, Services and NetworkPolicies this
 // controller creates (those with SimulatorLabel).
 func InformerOption() informers.SharedInformerOption {
 	return informers.WithTweakListOptions(TweakListOptions)
@@ -90,22 +95,24 @@ type simulatorController struct {
 	podIndexer    cache.Indexer
 	podLister     corev1listers.PodLister
 	serviceLister corev1listers.ServiceLister
+	policyLister  networkingv1listers.NetworkPolicyLister
 	writes        *recentWrites
 	clock         clock.PassiveClock
 }
 
 // NewSimulatorController returns the controller that runs a simulator for every
-// Simulator. One queue key per Simulator (namespace/name); Pod and Service events
-// requeue the Simulator named by their SimulatorLabel.
+// Simulator. One queue key per Simulator (namespace/name); Pod, Service and
+// NetworkPolicy events requeue the Simulator named by their SimulatorLabel.
 func NewSimulatorController(
 	kubeClient kubernetes.Interface,
 	simClient versioned.Interface,
 	simInformer siminformers.SimulatorInformer,
 	podInformer corev1informers.PodInformer,
 	serviceInformer corev1informers.ServiceInformer,
+	policyInformer networkingv1informers.NetworkPolicyInformer,
 	recorder events.Recorder,
 ) factory.Controller {
-	return newSimulatorController(kubeClient, simClient, simInformer, podInformer, serviceInformer, recorder, clock.RealClock{})
+	return newSimulatorController(kubeClient, simClient, simInformer, podInformer, serviceInformer, policyInformer, recorder, clock.RealClock{})
 }
 
 func newSimulatorController(
@@ -114,6 +121,7 @@ func newSimulatorController(
 	simInformer siminformers.SimulatorInformer,
 	podInformer corev1informers.PodInformer,
 	serviceInformer corev1informers.ServiceInformer,
+	policyInformer networkingv1informers.NetworkPolicyInformer,
 	recorder events.Recorder,
 	clk clock.PassiveClock,
 ) factory.Controller {
@@ -131,13 +139,14 @@ func newSimulatorController(
 		podIndexer:    podIndexer,
 		podLister:     podInformer.Lister(),
 		serviceLister: serviceInformer.Lister(),
+		policyLister:  policyInformer.Lister(),
 		writes:        newRecentWrites(clk, recentWritesTTL),
 		clock:         clk,
 	}
 	return factory.New().
 		WithSync(c.sync).
 		WithInformersQueueKeysFunc(simulatorKey, simInformer.Informer()).
-		WithInformersQueueKeysFunc(ownerKeysOf, podInformer.Informer(), serviceInformer.Informer()).
+		WithInformersQueueKeysFunc(ownerKeysOf, podInformer.Informer(), serviceInformer.Informer(), policyInformer.Informer()).
 		ToController(ControllerName, recorder)
 }
 
@@ -174,9 +183,10 @@ func (c *simulatorController) sync(ctx context.Context, syncCtx factory.SyncCont
 	}
 	cached, err := c.simLister.Simulators(namespace).Get(name)
 	if apierrors.IsNotFound(err) {
-		// The garbage collector deletes the Pod and Service (owner references).
+		// The garbage collector deletes the Pod, Service and NetworkPolicy (owner references).
 		c.writes.forget(kindSimulator, namespace, name)
 		c.writes.forget(kindService, namespace, name)
+		c.writes.forget(kindPolicy, namespace, name)
 		return nil
 	}
 	if err != nil {
@@ -195,25 +205,39 @@ func (c *simulatorController) sync(ctx context.Context, syncCtx factory.SyncCont
 	}
 
 	var errs []error
-	pod, obs, err := c.managePods(ctx, recorder, sim, rendered.Pod)
+	// The policy comes first: a new Pod is never reachable beyond what it admits.
+	policyCached, policyErr := c.policyLister.NetworkPolicies(namespace).Get(rendered.NetworkPolicy.Name)
+	policy, policyExists := newestOwned(c.writes, kindPolicy, namespace, rendered.NetworkPolicy.Name, policyCached, policyErr)
+	_, policyErr = manageOwned(ctx, c, recorder, kindPolicy, c.kubeClient.NetworkingV1().NetworkPolicies(namespace),
+		rendered.NetworkPolicy, policy, policyExists, setNetworkPolicyOwned)
+	if policyErr != nil {
+		errs = append(errs, policyErr)
+	}
+	pod, obs, err := c.managePods(ctx, recorder, sim, rendered.Pod, policyErr == nil)
 	if err != nil {
 		errs = append(errs, err)
 	}
 	url := ""
-	existing := c.writes.newest(kindService, namespace, rendered.Service.Name, c.cachedService(namespace, rendered.Service.Name))
-	svc, _, err := c.manageService(ctx, recorder, rendered.Service, asService(existing))
-	switch {
-	case err != nil:
-		// Without its Service the simulator is not reachable: not Available.
+	svcCached, svcErr := c.serviceLister.Services(namespace).Get(rendered.Service.Name)
+	existing, svcExists := newestOwned(c.writes, kindService, namespace, rendered.Service.Name, svcCached, svcErr)
+	svc, err := manageOwned(ctx, c, recorder, kindService, c.kubeClient.CoreV1().Services(namespace),
+		rendered.Service, existing, svcExists, setServiceOwned)
+	if err != nil {
 		errs = append(errs, err)
-		if !obs.degraded {
-			phase := simv1alpha1.SimulatorPending
-			if pod != nil {
-				phase = simv1alpha1.SimulatorCreating
-			}
-			obs = observation{phase: phase, reason: ReasonSyncFailed, message: err.Error(), degraded: true}
+	}
+	// Without its policy or its Service the simulator is not as promised or not
+	// reachable: not Available.
+	ownedErr := policyErr
+	if ownedErr == nil {
+		ownedErr = err
+	}
+	if ownedErr != nil && !obs.degraded {
+		phase := simv1alpha1.SimulatorPending
+		if pod != nil {
+			phase = simv1alpha1.SimulatorCreating
 		}
-	case svc != nil:
+		obs = observation{phase: phase, reason: ReasonSyncFailed, message: ownedErr.Error(), degraded: true}
+	} else if ownedErr == nil && svc != nil {
 		url = rendered.KubeAPIServerURL
 	}
 	klog.V(4).InfoS("Synced Simulator", "simulator", klog.KObj(sim), "pod", klog.KObj(pod), "phase", obs.phase, "reason", obs.reason)
@@ -227,17 +251,15 @@ func (c *simulatorController) sync(ctx context.Context, syncCtx factory.SyncCont
 	return utilerrors.NewAggregate(errs)
 }
 
-func (c *simulatorController) cachedService(namespace, name string) runtime.Object {
-	svc, err := c.serviceLister.Services(namespace).Get(name)
-	if err != nil {
-		return nil
+// newestOwned is the newer of an object from a lister (cached, err) and the one
+// this controller wrote last, and whether there is either.
+func newestOwned[T ownedObject](w *recentWrites, kind, namespace, name string, cached T, err error) (T, bool) {
+	var fromCache runtime.Object
+	if err == nil {
+		fromCache = cached
 	}
-	return svc
-}
-
-func asService(obj runtime.Object) *corev1.Service {
-	svc, _ := obj.(*corev1.Service)
-	return svc
+	obj, ok := w.newest(kind, namespace, name, fromCache).(T)
+	return obj, ok
 }
 
 // updateStatus writes the status obs and url make, when it differs from the

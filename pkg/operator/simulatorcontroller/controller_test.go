@@ -49,8 +49,9 @@ func newHarness(t *testing.T, sim *simv1alpha1.Simulator) *harness {
 	simInformer := simInformers.Simulation().V1alpha1().Simulators()
 	podInformer := kubeInformers.Core().V1().Pods()
 	serviceInformer := kubeInformers.Core().V1().Services()
+	policyInformer := kubeInformers.Networking().V1().NetworkPolicies()
 	h.recorder = events.NewInMemoryRecorder("test", clocktesting.NewFakePassiveClock(time.Now()))
-	h.ctrl = newSimulatorController(h.kube, h.sims, simInformer, podInformer, serviceInformer, h.recorder,
+	h.ctrl = newSimulatorController(h.kube, h.sims, simInformer, podInformer, serviceInformer, policyInformer, h.recorder,
 		clocktesting.NewFakePassiveClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)))
 	// Like the API server, a write gets a new, higher resourceVersion.
 	rv := 100
@@ -154,7 +155,7 @@ func TestSyncLifecycle(t *testing.T) {
 	h := newHarness(t, newSimulator("sim"))
 
 	// First sync: Pod, Service, status Creating with the URL.
-	expectWrites(t, h.sync(), "create pods, create services, update simulators/status")
+	expectWrites(t, h.sync(), "create networkpolicies, create pods, create services, update simulators/status")
 	sim := h.current()
 	if sim.Status.Phase != simv1alpha1.SimulatorCreating || sim.Status.KubeAPIServerURL != "http://sim.team-a.svc:3131" || *sim.Status.Message != MessageWaitingForPod {
 		t.Fatalf("status %+v", sim.Status)
@@ -218,7 +219,7 @@ func TestSyncLifecycle(t *testing.T) {
 	for _, e := range h.recorder.Events() {
 		reasons = append(reasons, e.Reason)
 	}
-	if got := strings.Join(reasons, ","); got != "SimulatorPodCreated,SimulatorServiceCreated,SimulatorPodDeleted,SimulatorPodCreated,SimulatorPodCreated,SimulatorServiceUpdated" {
+	if got := strings.Join(reasons, ","); got != "SimulatorNetworkPolicyCreated,SimulatorPodCreated,SimulatorServiceCreated,SimulatorPodDeleted,SimulatorPodCreated,SimulatorPodCreated,SimulatorServiceUpdated" {
 		t.Errorf("events %s", got)
 	}
 }
@@ -283,7 +284,7 @@ func TestSyncForeignAndStalePods(t *testing.T) {
 	_, err = h.kube.CoreV1().Pods("team-a").Create(context.Background(), foreign, metav1.CreateOptions{})
 	h.must(err)
 	h.observe()
-	expectWrites(t, h.sync(), "create services, update simulators/status")
+	expectWrites(t, h.sync(), "create networkpolicies, create services, update simulators/status")
 	if got := h.current().Status; got.Phase != simv1alpha1.SimulatorPending || !strings.Contains(*got.Message, "not controlled by this Simulator") {
 		t.Fatalf("status %+v", got)
 	}

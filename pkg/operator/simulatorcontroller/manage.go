@@ -6,6 +6,7 @@ import (
 	"sort"
 
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -21,9 +22,9 @@ import (
 
 // managePods makes the Simulator's Pod the required one: it deletes the Pods of
 // an earlier spec (or of an earlier Simulator of the same name, or one that
-// failed for good) and creates the required Pod when missing. It returns the
+// failed for good) and creates the required Pod when missing and mayCreate. It returns the
 // current Pod (nil when none) and what it says about the simulator.
-func (c *simulatorController) managePods(ctx context.Context, recorder events.Recorder, sim *simv1alpha1.Simulator, required *corev1.Pod) (*corev1.Pod, observation, error) {
+func (c *simulatorController) managePods(ctx context.Context, recorder events.Recorder, sim *simv1alpha1.Simulator, required *corev1.Pod, mayCreate bool) (*corev1.Pod, observation, error) {
 	var current *corev1.Pod
 	var errs []error
 	for _, pod := range c.podsOf(sim, required.Name) {
@@ -52,6 +53,9 @@ func (c *simulatorController) managePods(ctx context.Context, recorder events.Re
 	}
 	if current != nil {
 		return current, observePod(current), nil
+	}
+	if !mayCreate {
+		return nil, observation{phase: simv1alpha1.SimulatorPending}, nil
 	}
 
 	created, err := c.kubeClient.CoreV1().Pods(required.Namespace).Create(ctx, required, metav1.CreateOptions{})
@@ -148,43 +152,70 @@ func deleteReason(pod *corev1.Pod, sim *simv1alpha1.Simulator) string {
 
 func ptrUID(uid types.UID) *types.UID { return &uid }
 
-// manageService creates the required Service, or updates the existing one when
-// what the controller owns in it (type, selector, ports, its label, its owner)
-// differs. Other fields, such as those the API server defaults, are left alone.
-func (c *simulatorController) manageService(ctx context.Context, recorder events.Recorder, required, existing *corev1.Service) (*corev1.Service, bool, error) {
-	client := c.kubeClient.CoreV1().Services(required.Namespace)
-	if existing == nil {
+// ownedObject is a Service or NetworkPolicy the controller creates for a Simulator.
+type ownedObject interface {
+	metav1.Object
+	runtime.Object
+}
+
+// ownedClient is the part of a typed client manageOwned writes through.
+type ownedClient[T ownedObject] interface {
+	Create(ctx context.Context, obj T, opts metav1.CreateOptions) (T, error)
+	Update(ctx context.Context, obj T, opts metav1.UpdateOptions) (T, error)
+}
+
+// manageOwned creates the required object, or updates the existing one when
+// what the controller owns in it (its label, its owner, and what setOwned copies
+// from required) differs. Other fields, such as those the API server defaults,
+// are left alone. existing is the zero T when there is none. The garbage
+// collector deletes the object with its Simulator.
+func manageOwned[T ownedObject](ctx context.Context, c *simulatorController, recorder events.Recorder, kind string,
+	client ownedClient[T], required, existing T, exists bool, setOwned func(dst, src T)) (T, error) {
+	var zero T
+	if !exists {
 		created, err := client.Create(ctx, required, metav1.CreateOptions{})
 		if apierrors.IsAlreadyExists(err) {
-			return nil, false, fmt.Errorf("Service %s already exists and is not managed by this Simulator (it lacks the label %s): delete it", required.Name, SimulatorLabel)
+			return zero, fmt.Errorf("%s %s already exists and is not managed by this Simulator (it lacks the label %s): delete it", kind, required.GetName(), SimulatorLabel)
 		}
 		if err != nil {
-			return nil, false, fmt.Errorf("creating Service %s: %w", required.Name, err)
+			return zero, fmt.Errorf("creating %s %s: %w", kind, required.GetName(), err)
 		}
-		c.writes.record(kindService, created)
-		recorder.Eventf("SimulatorServiceCreated", "Created Service %s/%s", created.Namespace, created.Name)
-		return created, true, nil
+		c.writes.record(kind, created)
+		recorder.Eventf("Simulator"+kind+"Created", "Created %s %s/%s", kind, created.GetNamespace(), created.GetName())
+		return created, nil
 	}
 
-	updated := existing.DeepCopy()
-	if updated.Labels == nil {
-		updated.Labels = map[string]string{}
+	updated := existing.DeepCopyObject().(T)
+	labels := updated.GetLabels()
+	if labels == nil {
+		labels = map[string]string{}
 	}
-	updated.Labels[SimulatorLabel] = required.Labels[SimulatorLabel]
-	updated.OwnerReferences = withControllerRef(updated.OwnerReferences, required.OwnerReferences[0])
-	updated.Spec.Type = required.Spec.Type
-	updated.Spec.Selector = required.Spec.Selector
-	updated.Spec.Ports = required.Spec.Ports
+	labels[SimulatorLabel] = required.GetLabels()[SimulatorLabel]
+	updated.SetLabels(labels)
+	updated.SetOwnerReferences(withControllerRef(updated.GetOwnerReferences(), required.GetOwnerReferences()[0]))
+	setOwned(updated, required)
 	if equality.Semantic.DeepEqual(existing, updated) {
-		return existing, false, nil
+		return existing, nil
 	}
 	written, err := client.Update(ctx, updated, metav1.UpdateOptions{})
 	if err != nil {
-		return nil, false, fmt.Errorf("updating Service %s: %w", required.Name, err)
+		return zero, fmt.Errorf("updating %s %s: %w", kind, required.GetName(), err)
 	}
-	c.writes.record(kindService, written)
-	recorder.Eventf("SimulatorServiceUpdated", "Updated Service %s/%s", written.Namespace, written.Name)
-	return written, true, nil
+	c.writes.record(kind, written)
+	recorder.Eventf("Simulator"+kind+"Updated", "Updated %s %s/%s", kind, written.GetNamespace(), written.GetName())
+	return written, nil
+}
+
+// setServiceOwned copies what the controller owns in a Service.
+func setServiceOwned(dst, src *corev1.Service) {
+	dst.Spec.Type = src.Spec.Type
+	dst.Spec.Selector = src.Spec.Selector
+	dst.Spec.Ports = src.Spec.Ports
+}
+
+// setNetworkPolicyOwned copies the whole policy: the controller owns all of it.
+func setNetworkPolicyOwned(dst, src *networkingv1.NetworkPolicy) {
+	dst.Spec = src.Spec
 }
 
 // withControllerRef replaces any controller reference in refs with ref, keeping

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
@@ -67,6 +68,9 @@ type Rendered struct {
 	Pod *corev1.Pod
 	// Service fronts the Pod; it has the Simulator's name.
 	Service *corev1.Service
+	// NetworkPolicy admits to the Pod only its own namespace and spec.ingressFrom;
+	// it has the Simulator's name.
+	NetworkPolicy *networkingv1.NetworkPolicy
 	// SpecHash is the hash of the rendered Pod, also in its SpecHashAnnotation.
 	SpecHash string
 	// KubeAPIServerURL is the in-cluster URL of the simulator's kube-apiserver.
@@ -93,6 +97,7 @@ func Render(sim *simv1alpha1.Simulator) (*Rendered, error) {
 	return &Rendered{
 		Pod:              pod,
 		Service:          svc,
+		NetworkPolicy:    renderNetworkPolicy(sim, spec),
 		SpecHash:         hash,
 		KubeAPIServerURL: KubeAPIServerURL(sim.Namespace, svc.Name, spec.KubeAPIServerPort),
 	}, nil
@@ -129,15 +134,21 @@ func ownerReference(sim *simv1alpha1.Simulator) metav1.OwnerReference {
 	return *metav1.NewControllerRef(sim, simv1alpha1.SchemeGroupVersion.WithKind("Simulator"))
 }
 
+// ownedObjectMeta names an object after its Simulator, labels it for the
+// controller's filtered informers and makes the Simulator its controller.
+func ownedObjectMeta(sim *simv1alpha1.Simulator) metav1.ObjectMeta {
+	return metav1.ObjectMeta{
+		Name:            sim.Name,
+		Namespace:       sim.Namespace,
+		Labels:          map[string]string{SimulatorLabel: sim.Name},
+		OwnerReferences: []metav1.OwnerReference{ownerReference(sim)},
+	}
+}
+
 func renderService(sim *simv1alpha1.Simulator, spec *simv1alpha1.SimulatorSpec) *corev1.Service {
 	return &corev1.Service{
-		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Service"},
-		ObjectMeta: metav1.ObjectMeta{
-			Name:            sim.Name,
-			Namespace:       sim.Namespace,
-			Labels:          map[string]string{SimulatorLabel: sim.Name},
-			OwnerReferences: []metav1.OwnerReference{ownerReference(sim)},
-		},
+		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Service"},
+		ObjectMeta: ownedObjectMeta(sim),
 		Spec: corev1.ServiceSpec{
 			Type:     corev1.ServiceTypeClusterIP,
 			Selector: map[string]string{SimulatorLabel: sim.Name},
@@ -145,6 +156,22 @@ func renderService(sim *simv1alpha1.Simulator, spec *simv1alpha1.SimulatorSpec) 
 				{Name: KubeAPIServerPortName, Protocol: corev1.ProtocolTCP, Port: spec.KubeAPIServerPort, TargetPort: intstr.FromInt32(spec.KubeAPIServerPort)},
 				{Name: SimulatorPortName, Protocol: corev1.ProtocolTCP, Port: spec.SimulatorServerPort, TargetPort: intstr.FromInt32(spec.SimulatorServerPort)},
 			},
+		},
+	}
+}
+
+// renderNetworkPolicy admits, on every port of the simulator's Pod, Pods of the
+// Simulator's namespace and the peers of spec.ingressFrom. It restricts ingress
+// only: the simulator reaches whatever the namespace's own policies allow.
+func renderNetworkPolicy(sim *simv1alpha1.Simulator, spec *simv1alpha1.SimulatorSpec) *networkingv1.NetworkPolicy {
+	from := append([]networkingv1.NetworkPolicyPeer{{PodSelector: &metav1.LabelSelector{}}}, spec.IngressFrom...)
+	return &networkingv1.NetworkPolicy{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "networking.k8s.io/v1", Kind: "NetworkPolicy"},
+		ObjectMeta: ownedObjectMeta(sim),
+		Spec: networkingv1.NetworkPolicySpec{
+			PodSelector: metav1.LabelSelector{MatchLabels: map[string]string{SimulatorLabel: sim.Name}},
+			PolicyTypes: []networkingv1.PolicyType{networkingv1.PolicyTypeIngress},
+			Ingress:     []networkingv1.NetworkPolicyIngressRule{{From: from}},
 		},
 	}
 }

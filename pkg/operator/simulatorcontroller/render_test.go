@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
@@ -49,6 +50,10 @@ var goldenCases = map[string]*simv1alpha1.Simulator{
 		s.Spec.EtcdURL = ptr.To("https://etcd.team-a.svc:2379")
 		s.Spec.CORSAllowedOriginList = []string{"http://localhost:3000", "https://simulator.apps.example.com"}
 		s.Spec.Image = "quay.io/example/simulator:v0.1.1-custom"
+		s.Spec.IngressFrom = []networkingv1.NetworkPolicyPeer{
+			{NamespaceSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"kubernetes.io/metadata.name": "simulator-ui"}}},
+			{IPBlock: &networkingv1.IPBlock{CIDR: "192.0.2.0/24"}},
+		}
 	}),
 	// A podTemplate overriding both generated containers and adding everything else.
 	"pod-template": newSimulator("sim", func(s *simv1alpha1.Simulator) {
@@ -106,7 +111,7 @@ func TestRenderGolden(t *testing.T) {
 				t.Fatal(err)
 			}
 			var out bytes.Buffer
-			for i, obj := range []any{r.Pod, r.Service} {
+			for i, obj := range []any{r.Pod, r.Service, r.NetworkPolicy} {
 				data, err := yaml.Marshal(obj)
 				if err != nil {
 					t.Fatal(err)

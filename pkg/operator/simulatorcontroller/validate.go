@@ -2,10 +2,13 @@ package simulatorcontroller
 
 import (
 	"fmt"
+	"net"
 	"net/url"
 	"path"
 	"strings"
 
+	networkingv1 "k8s.io/api/networking/v1"
+	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
@@ -73,6 +76,10 @@ func Validate(sim *simv1alpha1.Simulator) field.ErrorList {
 		errs = append(errs, field.Invalid(specPath.Child("image"), spec.Image, "must be an image reference without spaces"))
 	}
 
+	for i, peer := range spec.IngressFrom {
+		errs = append(errs, validatePeer(peer, specPath.Child("ingressFrom").Index(i))...)
+	}
+
 	if tmpl := spec.PodTemplate; tmpl != nil {
 		reserved := map[string]bool{simv1alpha1.SimulatorContainerName: true, simv1alpha1.EtcdContainerName: embeddedEtcd(spec)}
 		for i, c := range tmpl.Spec.InitContainers {
@@ -83,6 +90,68 @@ func Validate(sim *simv1alpha1.Simulator) field.ErrorList {
 		}
 	}
 	return errs
+}
+
+// validatePeer checks a NetworkPolicy peer as the API server does for a
+// NetworkPolicy's ingress.from: an ipBlock alone or selectors, valid label
+// selectors, and an ipBlock whose exceptions lie inside its CIDR. The operator
+// reports these on the Simulator rather than as a failed NetworkPolicy create.
+func validatePeer(peer networkingv1.NetworkPolicyPeer, fp *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	selectors := peer.PodSelector != nil || peer.NamespaceSelector != nil
+	switch {
+	case peer.IPBlock == nil && !selectors:
+		return append(errs, field.Required(fp, "set podSelector, namespaceSelector (for example {} for every namespace) or ipBlock"))
+	case peer.IPBlock != nil && selectors:
+		return append(errs, field.Forbidden(fp, "ipBlock cannot be combined with podSelector or namespaceSelector: give them as separate entries"))
+	}
+	opts := metav1validation.LabelSelectorValidationOptions{}
+	if peer.PodSelector != nil {
+		errs = append(errs, metav1validation.ValidateLabelSelector(peer.PodSelector, opts, fp.Child("podSelector"))...)
+	}
+	if peer.NamespaceSelector != nil {
+		errs = append(errs, metav1validation.ValidateLabelSelector(peer.NamespaceSelector, opts, fp.Child("namespaceSelector"))...)
+	}
+	if block := peer.IPBlock; block != nil {
+		cidr, msg := parseCIDR(block.CIDR)
+		if msg != "" {
+			return append(errs, field.Invalid(fp.Child("ipBlock", "cidr"), block.CIDR, msg+": give a CIDR such as 10.0.0.0/16 or 2001:db8::/64"))
+		}
+		for j, except := range block.Except {
+			ep := fp.Child("ipBlock", "except").Index(j)
+			exceptNet, msg := parseCIDR(except)
+			switch {
+			case msg != "":
+				errs = append(errs, field.Invalid(ep, except, msg+": give a CIDR such as 10.0.1.0/24"))
+			case !within(exceptNet, cidr):
+				errs = append(errs, field.Invalid(ep, except, fmt.Sprintf("must be a strict subset of ipBlock.cidr %s", block.CIDR)))
+			}
+		}
+	}
+	return errs
+}
+
+// parseCIDR accepts what the API server takes in a new NetworkPolicy: a CIDR in
+// canonical form (no bits set beyond the prefix) and no IPv4-mapped IPv6
+// address. It returns why s is not one, or "".
+func parseCIDR(s string) (*net.IPNet, string) {
+	ip, ipNet, err := net.ParseCIDR(s)
+	switch {
+	case err != nil:
+		return nil, "is not a CIDR"
+	case !ip.Equal(ipNet.IP):
+		return nil, fmt.Sprintf("has bits set beyond the prefix length (the network is %s)", ipNet)
+	case ip.To4() != nil && strings.Contains(s, ":"):
+		return nil, "must not be an IPv4-mapped IPv6 address"
+	}
+	return ipNet, ""
+}
+
+// within is whether inner is a strict subset of outer.
+func within(inner, outer *net.IPNet) bool {
+	innerOnes, innerBits := inner.Mask.Size()
+	outerOnes, outerBits := outer.Mask.Size()
+	return innerBits == outerBits && innerOnes > outerOnes && outer.Contains(inner.IP)
 }
 
 // checkURL returns why s is not an absolute URL with a host (and, when httpOnly,

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
 	simv1alpha1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/simulation/v1alpha1"
@@ -74,6 +76,28 @@ func TestValidate(t *testing.T) {
 
 		{name: "image with spaces", mutate: func(s *simv1alpha1.Simulator) { s.Spec.Image = " example.com/sim:1" },
 			want: []string{"spec.image"}},
+
+		{name: "ingressFrom every namespace and a CIDR", mutate: func(s *simv1alpha1.Simulator) {
+			s.Spec.IngressFrom = []networkingv1.NetworkPolicyPeer{
+				{NamespaceSelector: &metav1.LabelSelector{}},
+				{IPBlock: &networkingv1.IPBlock{CIDR: "10.0.0.0/8", Except: []string{"10.1.0.0/16"}}},
+			}
+		}},
+		{name: "ingressFrom empty peer", mutate: func(s *simv1alpha1.Simulator) {
+			s.Spec.IngressFrom = []networkingv1.NetworkPolicyPeer{{}}
+		}, want: []string{"spec.ingressFrom[0]", "namespaceSelector"}},
+		{name: "ingressFrom ipBlock with a selector", mutate: func(s *simv1alpha1.Simulator) {
+			s.Spec.IngressFrom = []networkingv1.NetworkPolicyPeer{{IPBlock: &networkingv1.IPBlock{CIDR: "10.0.0.0/8"}, PodSelector: &metav1.LabelSelector{}}}
+		}, want: []string{"spec.ingressFrom[0]", "separate entries"}},
+		{name: "ingressFrom bad CIDR", mutate: func(s *simv1alpha1.Simulator) {
+			s.Spec.IngressFrom = []networkingv1.NetworkPolicyPeer{{IPBlock: &networkingv1.IPBlock{CIDR: "10.0.0.0"}}}
+		}, want: []string{"spec.ingressFrom[0].ipBlock.cidr", "10.0.0.0/16"}},
+		{name: "ingressFrom except outside the CIDR", mutate: func(s *simv1alpha1.Simulator) {
+			s.Spec.IngressFrom = []networkingv1.NetworkPolicyPeer{{IPBlock: &networkingv1.IPBlock{CIDR: "10.0.0.0/16", Except: []string{"192.168.0.0/24"}}}}
+		}, want: []string{"spec.ingressFrom[0].ipBlock.except[0]", "strict subset"}},
+		{name: "ingressFrom bad selector", mutate: func(s *simv1alpha1.Simulator) {
+			s.Spec.IngressFrom = []networkingv1.NetworkPolicyPeer{{NamespaceSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"bad key!": "x"}}}}
+		}, want: []string{"spec.ingressFrom[0].namespaceSelector.matchLabels"}},
 
 		{name: "init container named simulator", mutate: func(s *simv1alpha1.Simulator) {
 			s.Spec.PodTemplate = &corev1.PodTemplateSpec{Spec: corev1.PodSpec{InitContainers: []corev1.Container{{Name: "simulator"}}}}

@@ -2,6 +2,7 @@ package v1alpha1
 
 import (
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -109,6 +110,20 @@ type SimulatorSpec struct {
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=512
 	Image string `json:"image,omitempty"`
+
+	// ingressFrom widens who may connect to the simulator's Pod. The simulator's
+	// kube-apiserver and endpoint answer every request unauthenticated, so the
+	// controller gives each Simulator a NetworkPolicy (named like the Simulator)
+	// that admits only Pods of the Simulator's own namespace. Each entry here is
+	// a NetworkPolicy peer admitted as well: [{namespaceSelector: {}}] admits
+	// every namespace, an ipBlock admits clients outside the cluster. Setting or
+	// changing it takes the right to create NetworkPolicies in the namespace.
+	// The policy takes effect where the cluster's network plugin enforces
+	// NetworkPolicy; a port-forward is not subject to it.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=32
+	IngressFrom []networkingv1.NetworkPolicyPeer `json:"ingressFrom,omitempty"`
 
 	// podTemplate describes the Pod that runs the simulator. The controller adds a
 	// container named "simulator" (image, ports, environment) and, when etcdURL

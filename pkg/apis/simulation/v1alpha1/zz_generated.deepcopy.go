@@ -5,7 +5,8 @@
 package v1alpha1
 
 import (
-	"k8s.io/api/core/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 )
@@ -82,9 +83,16 @@ func (in *SimulatorSpec) DeepCopyInto(out *SimulatorSpec) {
 		*out = make([]string, len(*in))
 		copy(*out, *in)
 	}
+	if in.IngressFrom != nil {
+		in, out := &in.IngressFrom, &out.IngressFrom
+		*out = make([]v1.NetworkPolicyPeer, len(*in))
+		for i := range *in {
+			(*in)[i].DeepCopyInto(&(*out)[i])
+		}
+	}
 	if in.PodTemplate != nil {
 		in, out := &in.PodTemplate, &out.PodTemplate
-		*out = new(v1.PodTemplateSpec)
+		*out = new(corev1.PodTemplateSpec)
 		(*in).DeepCopyInto(*out)
 	}
 }

@@ -3,7 +3,8 @@
 package v1alpha1
 
 import (
-	v1 "k8s.io/api/core/v1"
+	corev1 "k8s.io/api/core/v1"
+	v1 "k8s.io/api/networking/v1"
 )
 
 // SimulatorSpecApplyConfiguration represents a declarative configuration of the SimulatorSpec type for use
@@ -36,13 +37,23 @@ type SimulatorSpecApplyConfiguration struct {
 	// image of the "simulator" container. A custom image must be configured by the
 	// same environment variables as the default one.
 	Image *string `json:"image,omitempty"`
+	// ingressFrom widens who may connect to the simulator's Pod. The simulator's
+	// kube-apiserver and endpoint answer every request unauthenticated, so the
+	// controller gives each Simulator a NetworkPolicy (named like the Simulator)
+	// that admits only Pods of the Simulator's own namespace. Each entry here is
+	// a NetworkPolicy peer admitted as well: [{namespaceSelector: {}}] admits
+	// every namespace, an ipBlock admits clients outside the cluster. Setting or
+	// changing it takes the right to create NetworkPolicies in the namespace.
+	// The policy takes effect where the cluster's network plugin enforces
+	// NetworkPolicy; a port-forward is not subject to it.
+	IngressFrom []v1.NetworkPolicyPeer `json:"ingressFrom,omitempty"`
 	// podTemplate describes the Pod that runs the simulator. The controller adds a
 	// container named "simulator" (image, ports, environment) and, when etcdURL
 	// is empty, a container named "etcd". A podTemplate container named
 	// "simulator" or "etcd" takes precedence field by field over the generated
 	// one; everything else in the template (other containers, volumes, labels,
 	// annotations, node placement) is kept.
-	PodTemplate *v1.PodTemplateSpec `json:"podTemplate,omitempty"`
+	PodTemplate *corev1.PodTemplateSpec `json:"podTemplate,omitempty"`
 }
 
 // SimulatorSpecApplyConfiguration constructs a declarative configuration of the SimulatorSpec type for use with
@@ -101,10 +112,20 @@ func (b *SimulatorSpecApplyConfiguration) WithImage(value string) *SimulatorSpec
 	return b
 }
 
+// WithIngressFrom adds the given value to the IngressFrom field in the declarative configuration
+// and returns the receiver, so that objects can be build by chaining "With" function invocations.
+// If called multiple times, values provided by each call will be appended to the IngressFrom field.
+func (b *SimulatorSpecApplyConfiguration) WithIngressFrom(values ...v1.NetworkPolicyPeer) *SimulatorSpecApplyConfiguration {
+	for i := range values {
+		b.IngressFrom = append(b.IngressFrom, values[i])
+	}
+	return b
+}
+
 // WithPodTemplate sets the PodTemplate field in the declarative configuration to the given value
 // and returns the receiver, so that objects can be built by chaining "With" function invocations.
 // If called multiple times, the PodTemplate field is set to the value of the last call.
-func (b *SimulatorSpecApplyConfiguration) WithPodTemplate(value v1.PodTemplateSpec) *SimulatorSpecApplyConfiguration {
+func (b *SimulatorSpecApplyConfiguration) WithPodTemplate(value corev1.PodTemplateSpec) *SimulatorSpecApplyConfiguration {
 	b.PodTemplate = &value
 	return b
 }

@@ -1,0 +1,81 @@
+package cmd
+
+import (
+	"bytes"
+	"os"
+	"runtime"
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/yaml"
+
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render"
+)
+
+// maxRenderAllocation bounds what one render of any input may allocate. Inputs
+// are bounded (a config layer over 1 MiB, or expanding to over 100,000 values,
+// is refused), so a render that allocates more has lost a bound. Bytes
+// allocated, unlike time, do not depend on how busy the machine is.
+const maxRenderAllocation = 100 << 20
+
+// FuzzRenderInput feeds the whole input path the operator and `render` share
+// arbitrary input: a SecondaryScheduler document and the scheduler
+// configuration of the ConfigMap it names, decoded strictly, observed, merged,
+// validated by kube-scheduler's own validation and rendered. It must never
+// panic, must give the same answer twice, and must stay within
+// maxRenderAllocation. Run it with
+//
+//	go test ./pkg/cmd/ -run '^$' -fuzz FuzzRenderInput -fuzztime 5m
+func FuzzRenderInput(f *testing.F) {
+	kubeflux, err := os.ReadFile(kubefluxInput)
+	if err != nil {
+		f.Fatal(err)
+	}
+	// The example split at its ConfigMap's config.yaml, so that seeds mutate both halves.
+	f.Add(string(kubeflux), "")
+	f.Add(minimalCR+"  schedulerConfig: cfg\n", "profiles:\n- schedulerName: a\n")
+	f.Add(minimalCR+"  schedulerConfig: cfg\n  managementState: Managed\n  unsupportedConfigOverrides: {profiles: [{schedulerName: b}]}\n",
+		"profiles:\n- schedulerName: a\n  plugins: {score: {disabled: [{name: '*'}]}}\n")
+	f.Add(minimalCR+"  schedulerConfig: cfg\n  sidecars: [{name: s, image: i}]\n  rbac: {clusterRules: [{apiGroups: [''], resources: [pods], verbs: [get]}]}\n",
+		"a: &a [1,2,3]\nb: &b [*a,*a,*a]\nc: [*b,*b,*b]\n")
+	f.Add(minimalCR+"  schedulerConfig: cfg\n", "percentageOfNodesToScore: 101\nparallelism: -1\n")
+	f.Fuzz(func(t *testing.T, scheduler, config string) {
+		if len(scheduler)+len(config) > 2<<20 {
+			return // beyond what the API server stores in an object
+		}
+		configMap, err := yaml.Marshal(&corev1.ConfigMap{
+			TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
+			ObjectMeta: metav1.ObjectMeta{Name: "cfg"},
+			Data:       map[string]string{render.ConfigKey: config},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		input := scheduler + "\n---\n" + string(configMap)
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		first, err1 := renderString(input)
+		runtime.ReadMemStats(&after)
+		if allocated := after.TotalAlloc - before.TotalAlloc; allocated > maxRenderAllocation {
+			t.Fatalf("one render allocated %d MiB (bound %d MiB) for %d bytes of input", allocated>>20, maxRenderAllocation>>20, len(input))
+		}
+		second, err2 := renderString(input)
+		if (err1 == nil) != (err2 == nil) || (err1 != nil && err1.Error() != err2.Error()) || first != second {
+			t.Fatalf("not deterministic: %v / %v", err1, err2)
+		}
+		if err1 == nil && !strings.Contains(first, "kind: Deployment") {
+			t.Fatalf("accepted, but rendered no Deployment:\n%s", first)
+		}
+		if err1 != nil && first != "" {
+			t.Fatalf("refused (%v), but printed:\n%s", err1, first)
+		}
+	})
+}
+
+func renderString(input string) (string, error) {
+	var out bytes.Buffer
+	err := (&renderOptions{files: []string{"-"}}).run(strings.NewReader(input), &out)
+	return out.String(), err
+}

@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"runtime"
 	"strings"
@@ -9,7 +10,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"sigs.k8s.io/yaml"
 
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render"
 )
@@ -45,7 +45,9 @@ func FuzzRenderInput(f *testing.F) {
 		if len(scheduler)+len(config) > 2<<20 {
 			return // beyond what the API server stores in an object
 		}
-		configMap, err := yaml.Marshal(&corev1.ConfigMap{
+		// JSON is YAML, and escapes what a YAML stream may not hold (control
+		// characters), as the API server's JSON would carry it to the operator.
+		configMap, err := json.Marshal(&corev1.ConfigMap{
 			TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
 			ObjectMeta: metav1.ObjectMeta{Name: "cfg"},
 			Data:       map[string]string{render.ConfigKey: config},

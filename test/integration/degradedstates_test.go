@@ -14,8 +14,9 @@ import (
 
 // TestManagementStatesFromDegraded: from a Degraded state (a refused user
 // config), Removed clears the complaint (nothing runs, so the ClusterOperator
-// alert must not keep firing), Unmanaged reports Unknown, and Managed brings the
-// complaint back until the input is fixed.
+// alert must not keep firing), Unmanaged reports Unknown, and Managed or Force
+// (which the operator treats as Managed) bring the complaint back until the
+// input is fixed.
 func TestManagementStatesFromDegraded(t *testing.T) {
 	o := startOperator(t)
 	o.setUserConfig(t, "profiles: [null]\n")
@@ -56,6 +57,11 @@ func TestManagementStatesFromDegraded(t *testing.T) {
 	waitConditions("Unmanaged to report Unknown", map[string]operatorv1.ConditionStatus{
 		"Degraded": operatorv1.ConditionUnknown,
 	}, "")
+
+	setState(operatorv1.Force)
+	waitConditions("Force with the bad input to be Degraded again", map[string]operatorv1.ConditionStatus{
+		"Degraded": operatorv1.ConditionTrue,
+	}, "InvalidInput")
 
 	setState(operatorv1.Managed)
 	o.setUserConfig(t, "profiles:\n- schedulerName: fixed\n")

@@ -10,7 +10,7 @@ import (
 //go:embed assets
 var assets embed.FS
 
-// Asset returns the embedded file at name, e.g. "assets/secondary-scheduler/sa.yaml".
+// Asset returns the embedded file at name, e.g. "assets/secondary-scheduler/serviceaccount.yaml".
 // Its signature is library-go's resourceapply.AssetFunc.
 func Asset(name string) ([]byte, error) {
 	b, err := assets.ReadFile(name)

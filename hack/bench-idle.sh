@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Measures the operator as a host process against the full local stack (TARGETS.md):
+# Measures the operator as a host process against the full local stack:
 # requests it sends while idle, and its RSS idle and after pods it does not own.
 # Prints figures; asserts nothing.
 #   hack/bench-idle.sh [IDLE_SECONDS] [PODS]

@@ -9,14 +9,8 @@
 operator_namespace=openshift-secondary-scheduler-operator
 operator_sa=secondary-scheduler-operator
 
-# The OpenShift config CRDs the operator reads (the Default variants a
-# self-managed cluster runs), shipped in the vendored github.com/openshift/api.
-openshift_crds=(
-  0000_00_cluster-version-operator_01_clusteroperators.crd.yaml
-  0000_10_config-operator_01_apiservers-Default.crd.yaml
-  0000_10_config-operator_01_infrastructures-Default.crd.yaml
-  0000_10_config-operator_01_schedulers-SelfManagedHA-Default.crd.yaml
-)
+# The OpenShift config CRDs the operator reads (hack/openshift-crds.txt).
+mapfile -t openshift_crds < <(grep -v '^#' "${root}/hack/openshift-crds.txt")
 
 log() { printf '%s %s\n' "$(date +%H:%M:%S)" "$*"; }
 kc() { "${CONTROLPLANE_BIN}/kubectl" "$@"; }

@@ -3,6 +3,7 @@ package operator
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	configclient "github.com/openshift/client-go/config/clientset/versioned"
@@ -13,6 +14,9 @@ import (
 	"github.com/openshift/library-go/pkg/operator/managementstatecontroller"
 	"github.com/openshift/library-go/pkg/operator/staleconditions"
 	"github.com/openshift/library-go/pkg/operator/status"
+	"github.com/openshift/library-go/pkg/operator/v1helpers"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -66,36 +70,35 @@ func RunOperator(ctx context.Context, cc *controllercmd.ControllerContext) error
 	}
 	metrics.Register()
 	versions := status.NewVersionGetter()
-	versions.SetVersion("operator", status.VersionForOperatorFromEnv())
+	seedVersions(nil, versions)
 
 	controllers := []factory.Controller{
-		staticresources.NewStaticResourcesController(operatorName, cachedKubeClient, kubeInformers, operatorClient, cc.EventRecorder),
+		staticresources.NewStaticResourcesController(staticresources.ControllerName, cachedKubeClient, kubeInformers, operatorClient, cc.EventRecorder),
 		targetconfigcontroller.NewTargetConfigController(operatorClient, crInformers.Operator().V1().SecondarySchedulers(),
 			crClient.OperatorV1(), cachedKubeClient, kubeInformers, grantableRole.Rbac().V1().ClusterRoles(),
 			staticresources.DeleteAll(kubeClient), cc.EventRecorder),
 		managementstatecontroller.NewOperatorManagementStateController(operatorName, operatorClient, cc.EventRecorder),
 		loglevel.NewClusterOperatorLoggingController(operatorClient, cc.EventRecorder),
-		staleconditions.NewRemoveStaleConditionsController(operatorName, nil, operatorClient, cc.EventRecorder),
+		// Conditions of earlier releases that nothing sets any more.
+		staleconditions.NewRemoveStaleConditionsController(operatorName, staticresources.FormerConditionTypes, operatorClient, cc.EventRecorder),
 		operandstatuscontroller.NewOperandStatusController(operatorClient, kubeInformers, versions, cc.EventRecorder),
 	}
 	var configInformers configinformers.SharedInformerFactory
 	if openShift {
-		configClient, err := configclient.NewForConfig(crConfig)
+		var openShiftControllers []factory.Controller
+		configInformers, openShiftControllers, err = newOpenShiftControllers(ctx, cc, crConfig, operatorClient, versions)
 		if err != nil {
 			return err
 		}
-		configInformers = configinformers.NewSharedInformerFactory(configClient, resync)
-		controllers = append(controllers,
-			configobservercontroller.NewConfigObserver(operatorClient, configInformers, cc.EventRecorder),
-			status.NewClusterOperatorStatusController(operatorclient.ClusterOperatorName, operatorclient.RelatedObjects(),
-				configClient.ConfigV1(), configInformers.Config().V1().ClusterOperators(), operatorclient.WithoutUnionConditions(operatorClient),
-				versions, cc.EventRecorder, cc.Clock),
-		)
+		controllers = append(controllers, openShiftControllers...)
 	}
 	metrics.CountSimulatorsWith(simulatorcontroller.CountByPhase(crInformers.Simulation().V1alpha1().Simulators().Lister()))
-	simulators := simulatorcontroller.NewSimulatorController(kubeClient, crClient, crInformers.Simulation().V1alpha1().Simulators(),
-		simulatorObjects.Core().V1().Pods(), simulatorObjects.Core().V1().Services(),
-		simulatorObjects.Networking().V1().NetworkPolicies(), cc.EventRecorder)
+	simulators := simulatorcontroller.NewSimulatorController(kubeClient, crClient, simulatorcontroller.Informers{
+		Simulators:      crInformers.Simulation().V1alpha1().Simulators(),
+		Pods:            simulatorObjects.Core().V1().Pods(),
+		Services:        simulatorObjects.Core().V1().Services(),
+		NetworkPolicies: simulatorObjects.Networking().V1().NetworkPolicies(),
+	}, cc.EventRecorder)
 
 	for _, start := range []func(<-chan struct{}){dynamicInformers.Start, kubeInformers.Start, crInformers.Start, simulatorObjects.Start, grantableRole.Start} {
 		start(ctx.Done())
@@ -109,6 +112,31 @@ func RunOperator(ctx context.Context, cc *controllercmd.ControllerContext) error
 	go simulators.Run(ctx, simulatorWorkers)
 	<-ctx.Done()
 	return nil
+}
+
+// newOpenShiftControllers are the controllers that exist only on OpenShift: the
+// config observer and the ClusterOperator status, whose versions start from
+// the ClusterOperator's.
+func newOpenShiftControllers(ctx context.Context, cc *controllercmd.ControllerContext, crConfig *rest.Config,
+	operatorClient v1helpers.OperatorClient, versions status.VersionGetter) (configinformers.SharedInformerFactory, []factory.Controller, error) {
+	configClient, err := configclient.NewForConfig(crConfig)
+	if err != nil {
+		return nil, nil, err
+	}
+	co, err := configClient.ConfigV1().ClusterOperators().Get(ctx, operatorclient.ClusterOperatorName, metav1.GetOptions{})
+	if err != nil && !apierrors.IsNotFound(err) {
+		return nil, nil, fmt.Errorf("reading the versions of ClusterOperator %s: %w", operatorclient.ClusterOperatorName, err)
+	}
+	if err == nil {
+		seedVersions(co, versions)
+	}
+	configInformers := configinformers.NewSharedInformerFactory(configClient, resync)
+	return configInformers, []factory.Controller{
+		configobservercontroller.NewConfigObserver(operatorClient, configInformers, cc.EventRecorder),
+		status.NewClusterOperatorStatusController(operatorclient.ClusterOperatorName, operatorclient.RelatedObjects(),
+			configClient.ConfigV1(), configInformers.Config().V1().ClusterOperators(), operatorclient.WithoutUnionConditions(operatorClient),
+			versions, cc.EventRecorder, cc.Clock),
+	}, nil
 }
 
 func withRateLimits(config *rest.Config) *rest.Config {

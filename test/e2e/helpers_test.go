@@ -19,7 +19,6 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/util/retry"
 
 	secondaryschedulerv1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render"
@@ -74,17 +73,7 @@ func (c *cluster) getCR(ctx context.Context) (*secondaryschedulerv1.SecondarySch
 // conflicts with the operator's writes).
 func (c *cluster) updateSpec(t *testing.T, mutate func(*secondaryschedulerv1.SecondarySchedulerSpec)) {
 	t.Helper()
-	ctx := context.Background()
-	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		ss, err := c.getCR(ctx)
-		if err != nil {
-			return err
-		}
-		mutate(&ss.Spec)
-		_, err = c.admin.Operator.OperatorV1().SecondarySchedulers().Update(ctx, ss, metav1.UpdateOptions{})
-		return err
-	})
-	if err != nil {
+	if err := c.admin.UpdateSecondaryScheduler(context.Background(), mutate); err != nil {
 		t.Fatalf("updating SecondaryScheduler %s: %v", crName, err)
 	}
 }
@@ -318,18 +307,4 @@ func (c *cluster) playKubelet(t *testing.T) *runningScheduler {
 		}
 	})
 	return r
-}
-
-// pollFor polls cond every 200ms until it holds or d passed.
-func pollFor(d time.Duration, cond func() bool) error {
-	deadline := time.Now().Add(d)
-	for {
-		if cond() {
-			return nil
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("not within %s", d)
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
 }

@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"fmt"
 	"reflect"
 	"slices"
 	"strings"
@@ -101,14 +102,14 @@ func (c *cluster) expectCanI(t *testing.T, verb, resource string, allowed bool) 
 	}
 	// RBAC changes reach the authorizer's cache within a moment: poll.
 	var got string
-	err := pollFor(reconcileTimeout/4, func() bool {
-		out, _ := c.kubectl("auth", "can-i", verb, resource, "--all-namespaces", "--as="+operandUser)
-		got = strings.TrimSpace(out)
-		return got == want
-	})
-	if err != nil {
-		t.Errorf("kubectl auth can-i %s %s --as=%s: %q, want %q", verb, resource, operandUser, got, want)
-		return
-	}
+	framework.WaitForWithin(context.Background(), t, reconcileTimeout/4, "kubectl auth can-i "+verb+" "+resource+" --as="+operandUser+" to say "+want,
+		func() (bool, error) {
+			out, _ := c.kubectl("auth", "can-i", verb, resource, "--all-namespaces", "--as="+operandUser)
+			got = strings.TrimSpace(out)
+			if got != want {
+				return false, fmt.Errorf("%q", got)
+			}
+			return true, nil
+		})
 	t.Logf("kubectl auth can-i %s %s --as=%s: %s", verb, resource, operandUser, got)
 }

@@ -1,15 +1,19 @@
 package framework
 
 import (
+	"context"
 	"fmt"
 	"testing"
 
 	configclient "github.com/openshift/client-go/config/clientset/versioned"
 	apiextensionsclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/util/retry"
 
+	secondaryschedulerv1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1"
 	"github.com/openshift/secondary-scheduler-operator/pkg/generated/clientset/versioned"
 )
 
@@ -54,4 +58,20 @@ func MustClients(t testing.TB, cfg *rest.Config) *Clients {
 		t.Fatal(err)
 	}
 	return c
+}
+
+// UpdateSecondaryScheduler applies mutate to the spec of the SecondaryScheduler
+// singleton, reading it again and retrying (with client-go's backoff) when the
+// operator's own writes make the update conflict.
+func (c *Clients) UpdateSecondaryScheduler(ctx context.Context, mutate func(*secondaryschedulerv1.SecondarySchedulerSpec)) error {
+	client := c.Operator.OperatorV1().SecondarySchedulers()
+	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		ss, err := client.Get(ctx, secondaryschedulerv1.SingletonName, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		mutate(&ss.Spec)
+		_, err = client.Update(ctx, ss, metav1.UpdateOptions{})
+		return err
+	})
 }

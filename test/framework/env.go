@@ -33,13 +33,23 @@ const modulePath = "github.com/openshift/secondary-scheduler-operator"
 // BuildCommand builds the binaries the framework needs, run from the repository root.
 const BuildCommand = "hack/controlplane/build.sh --envtest-only"
 
-// openShiftCRDs are the OpenShift config CRDs the operator reads, in the variant a
-// default self-managed cluster runs (file names in config/v1/zz_generated.crd-manifests).
-var openShiftCRDs = []string{
-	"0000_00_cluster-version-operator_01_clusteroperators.crd.yaml",
-	"0000_10_config-operator_01_apiservers-Default.crd.yaml",
-	"0000_10_config-operator_01_infrastructures-Default.crd.yaml",
-	"0000_10_config-operator_01_schedulers-SelfManagedHA-Default.crd.yaml",
+// openShiftCRDList names the OpenShift config CRDs the operator reads, one file
+// name per line; hack/lib/local.sh reads the same file.
+const openShiftCRDList = "hack/openshift-crds.txt"
+
+// openShiftCRDs reads openShiftCRDList.
+func openShiftCRDs(root string) ([]string, error) {
+	data, err := os.ReadFile(filepath.Join(root, openShiftCRDList))
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	for _, line := range strings.Split(string(data), "\n") {
+		if line = strings.TrimSpace(line); line != "" && !strings.HasPrefix(line, "#") {
+			names = append(names, line)
+		}
+	}
+	return names, nil
 }
 
 // tempDirPrefix names the one temporary directory an Env keeps all its state in
@@ -157,7 +167,11 @@ func Start(opts Options) (*Env, error) {
 	}
 	if !opts.WithoutOpenShiftCRDs {
 		vendored := filepath.Join(root, "vendor", "github.com", "openshift", "api", "config", "v1", "zz_generated.crd-manifests")
-		for _, f := range openShiftCRDs {
+		names, err := openShiftCRDs(root)
+		if err != nil {
+			return nil, err
+		}
+		for _, f := range names {
 			crds = append(crds, filepath.Join(vendored, f))
 		}
 	}

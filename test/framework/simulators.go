@@ -30,9 +30,12 @@ func RunSimulatorController(t testing.TB, cfg *rest.Config, namespace string, wo
 		simulatorcontroller.InformerOption(), informers.WithNamespace(namespace))
 	simInformers := siminformers.NewSharedInformerFactoryWithOptions(sims, 10*time.Minute, siminformers.WithNamespace(namespace))
 	recorder := events.NewInMemoryRecorder("simulator-controller-test", clock.RealClock{})
-	ctrl := simulatorcontroller.NewSimulatorController(kube, sims,
-		simInformers.Simulation().V1alpha1().Simulators(), kubeInformers.Core().V1().Pods(), kubeInformers.Core().V1().Services(),
-		kubeInformers.Networking().V1().NetworkPolicies(), recorder)
+	ctrl := simulatorcontroller.NewSimulatorController(kube, sims, simulatorcontroller.Informers{
+		Simulators:      simInformers.Simulation().V1alpha1().Simulators(),
+		Pods:            kubeInformers.Core().V1().Pods(),
+		Services:        kubeInformers.Core().V1().Services(),
+		NetworkPolicies: kubeInformers.Networking().V1().NetworkPolicies(),
+	}, recorder)
 	RunInBackground(t, func(ctx context.Context) {
 		kubeInformers.Start(ctx.Done())
 		simInformers.Start(ctx.Done())

@@ -21,13 +21,7 @@ func TestSecondarySchedulerStatusIsASubresource(t *testing.T) {
 	env := framework.Shared(t)
 	ctx := context.Background()
 	client := env.Admin.Operator.OperatorV1().SecondarySchedulers()
-	created, err := client.Create(ctx, &secschedv1.SecondaryScheduler{
-		ObjectMeta: metav1.ObjectMeta{Name: secschedv1.SingletonName},
-		Spec: secschedv1.SecondarySchedulerSpec{
-			OperatorSpec:   operatorv1.OperatorSpec{ManagementState: operatorv1.Managed},
-			SchedulerImage: testImage,
-		},
-	}, metav1.CreateOptions{})
+	created, err := client.Create(ctx, managedSecondaryScheduler(), metav1.CreateOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

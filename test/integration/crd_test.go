@@ -119,16 +119,21 @@ func deleteAtEnd(t *testing.T, env *framework.Env, gvr schema.GroupVersionResour
 	})
 }
 
-func TestSecondarySchedulerIsDefaulted(t *testing.T) {
-	env := framework.Shared(t)
-	ctx := context.Background()
-	created, err := env.Admin.Operator.OperatorV1().SecondarySchedulers().Create(ctx, &secschedv1.SecondaryScheduler{
+// managedSecondaryScheduler is the least SecondaryScheduler the API server admits.
+func managedSecondaryScheduler() *secschedv1.SecondaryScheduler {
+	return &secschedv1.SecondaryScheduler{
 		ObjectMeta: metav1.ObjectMeta{Name: secschedv1.SingletonName},
 		Spec: secschedv1.SecondarySchedulerSpec{
 			OperatorSpec:   operatorv1.OperatorSpec{ManagementState: operatorv1.Managed},
 			SchedulerImage: testImage,
 		},
-	}, metav1.CreateOptions{})
+	}
+}
+
+func TestSecondarySchedulerIsDefaulted(t *testing.T) {
+	env := framework.Shared(t)
+	ctx := context.Background()
+	created, err := env.Admin.Operator.OperatorV1().SecondarySchedulers().Create(ctx, managedSecondaryScheduler(), metav1.CreateOptions{})
 	if err != nil {
 		t.Fatalf("a valid SecondaryScheduler was refused: %v", err)
 	}

@@ -3,9 +3,12 @@ package integration
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 
 	operatorv1 "github.com/openshift/api/operator/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	secondaryschedulerv1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/targetconfigcontroller"
@@ -22,6 +25,8 @@ func TestManagementStatesFromDegraded(t *testing.T) {
 	o.setUserConfig(t, "profiles: [null]\n")
 	o.createSecondaryScheduler(t, secondaryschedulerv1.SecondarySchedulerSpec{SchedulerConfig: userConfig})
 	o.waitForDegraded(t, operatorv1.ConditionTrue, "profiles[0]: null entry")
+	// kubectl describe secondaryscheduler cluster shows why.
+	o.waitForEvent(t, corev1.EventTypeWarning, "InvalidInput", "profiles[0]: null entry")
 
 	setState := func(state operatorv1.ManagementState) {
 		o.updateSpec(t, func(spec *secondaryschedulerv1.SecondarySchedulerSpec) { spec.ManagementState = state })
@@ -68,4 +73,31 @@ func TestManagementStatesFromDegraded(t *testing.T) {
 	waitConditions("the fixed input to clear Degraded", map[string]operatorv1.ConditionStatus{
 		targetconfigcontroller.ConditionType: operatorv1.ConditionFalse, "Degraded": operatorv1.ConditionFalse,
 	}, "AsExpected")
+	o.waitForEvent(t, corev1.EventTypeNormal, "Resolved", "InvalidInput no longer applies")
+}
+
+// waitForEvent waits for an event of this type and reason on the
+// SecondaryScheduler whose message contains fragment.
+func (o *operatorUnderTest) waitForEvent(t *testing.T, eventType, reason, fragment string) {
+	t.Helper()
+	ctx := context.Background()
+	framework.WaitFor(ctx, t, eventType+" event "+reason+" on the SecondaryScheduler", func() (bool, error) {
+		ss, err := o.admin.Operator.OperatorV1().SecondarySchedulers().Get(ctx, secondaryschedulerv1.SingletonName, metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		events, err := o.admin.Kube.CoreV1().Events(metav1.NamespaceDefault).List(ctx, metav1.ListOptions{
+			FieldSelector: "involvedObject.kind=SecondaryScheduler,involvedObject.uid=" + string(ss.UID)})
+		if err != nil {
+			return false, err
+		}
+		var seen []string
+		for _, e := range events.Items {
+			if e.Type == eventType && e.Reason == reason && strings.Contains(e.Message, fragment) {
+				return true, nil
+			}
+			seen = append(seen, e.Type+" "+e.Reason)
+		}
+		return false, fmt.Errorf("events %v", seen)
+	})
 }

@@ -61,16 +61,9 @@ func (o *operatorUnderTest) get(ctx context.Context) (*secondaryschedulerv1.Seco
 
 func (o *operatorUnderTest) updateSpec(t *testing.T, mutate func(spec *secondaryschedulerv1.SecondarySchedulerSpec)) {
 	t.Helper()
-	ctx := context.Background()
-	framework.WaitFor(ctx, t, "the SecondaryScheduler update", func() (bool, error) {
-		ss, err := o.get(ctx)
-		if err != nil {
-			return false, err
-		}
-		mutate(&ss.Spec)
-		_, err = o.admin.Operator.OperatorV1().SecondarySchedulers().Update(ctx, ss, metav1.UpdateOptions{})
-		return err == nil, err
-	})
+	if err := o.admin.UpdateSecondaryScheduler(context.Background(), mutate); err != nil {
+		t.Fatalf("updating the SecondaryScheduler: %v", err)
+	}
 }
 
 func (o *operatorUnderTest) deployment(t *testing.T) *appsv1.Deployment {

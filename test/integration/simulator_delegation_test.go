@@ -18,6 +18,7 @@ import (
 	"k8s.io/apiserver/pkg/cel/openapi/resolver"
 	"k8s.io/client-go/discovery/cached/memory"
 	"k8s.io/client-go/restmapper"
+	"k8s.io/client-go/util/retry"
 
 	simv1alpha1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/simulation/v1alpha1"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/simulatorcontroller"
@@ -111,7 +112,7 @@ func (d *delegation) create(as *framework.Clients, name string, spec simv1alpha1
 // update applies mutate to the current Simulator as the given user.
 func (d *delegation) update(as *framework.Clients, name string, mutate func(*simv1alpha1.SimulatorSpec)) error {
 	client := as.Operator.SimulationV1alpha1().Simulators(d.ns)
-	return retryOnConflict(func() error {
+	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
 		sim, err := client.Get(context.Background(), name, metav1.GetOptions{})
 		if err != nil {
 			return err

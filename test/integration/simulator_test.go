@@ -14,6 +14,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/ptr"
 
 	simv1alpha1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/simulation/v1alpha1"
@@ -125,6 +126,17 @@ func simctlPhase(phase simv1alpha1.SimulatorPhase, degraded bool, message string
 }
 
 // simctlPod waits for the one Pod of a Simulator that is not being deleted.
+// simctlAvailable creates a default Simulator, plays the kubelet to make its
+// Pod ready, and waits until it is Available; it returns the Pod.
+func simctlAvailable(t *testing.T, env *framework.Env, ns, name string) *corev1.Pod {
+	t.Helper()
+	simctlCreate(t, env, ns, &simv1alpha1.Simulator{ObjectMeta: metav1.ObjectMeta{Name: name}})
+	pod := simctlPod(t, env, ns, name)
+	simctlKubelet(t, env, pod, simctlReady(true))
+	simctlWaitStatus(t, env, ns, name, "Available", simctlPhase(simv1alpha1.SimulatorAvailable, false, ""))
+	return pod
+}
+
 // simctlNetworkPolicy waits for the NetworkPolicy of Simulator name.
 func simctlNetworkPolicy(t *testing.T, env *framework.Env, ns, name string) *networkingv1.NetworkPolicy {
 	t.Helper()
@@ -163,7 +175,7 @@ func simctlPod(t *testing.T, env *framework.Env, ns, name string) *corev1.Pod {
 // simctlKubelet writes a Pod's status as the kubelet (or the scheduler) would.
 func simctlKubelet(t *testing.T, env *framework.Env, pod *corev1.Pod, status corev1.PodStatus) {
 	t.Helper()
-	err := retryOnConflict(func() error {
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
 		current, err := env.Admin.Kube.CoreV1().Pods(pod.Namespace).Get(context.Background(), pod.Name, metav1.GetOptions{})
 		if err != nil {
 			return err
@@ -186,14 +198,6 @@ func simctlGone(err error) (bool, error) {
 		return false, fmt.Errorf("still exists")
 	}
 	return false, err
-}
-
-func retryOnConflict(fn func() error) error {
-	for {
-		if err := fn(); !apierrors.IsConflict(err) {
-			return err
-		}
-	}
 }
 
 func simctlReady(ready bool) corev1.PodStatus {
@@ -396,14 +400,11 @@ func TestSimulatorPhasesFollowThePod(t *testing.T) {
 
 func TestSimulatorSpecChangeRecreatesThePod(t *testing.T) {
 	env, ns, _ := simctlSetup(t, "sim-change")
-	simctlCreate(t, env, ns, &simv1alpha1.Simulator{ObjectMeta: metav1.ObjectMeta{Name: "sim"}})
-	first := simctlPod(t, env, ns, "sim")
-	simctlKubelet(t, env, first, simctlReady(true))
-	simctlWaitStatus(t, env, ns, "sim", "Available", simctlPhase(simv1alpha1.SimulatorAvailable, false, ""))
+	first := simctlAvailable(t, env, ns, "sim")
 
 	update := func(mutate func(*simv1alpha1.Simulator)) {
 		t.Helper()
-		err := retryOnConflict(func() error {
+		err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
 			sim := simctlGet(t, env, ns, "sim")
 			mutate(sim)
 			_, err := env.Admin.Operator.SimulationV1alpha1().Simulators(ns).Update(context.Background(), sim, metav1.UpdateOptions{})
@@ -438,10 +439,7 @@ func TestSimulatorSpecChangeRecreatesThePod(t *testing.T) {
 
 func TestSimulatorRepairsDriftAndConverges(t *testing.T) {
 	env, ns, counter := simctlSetup(t, "sim-drift")
-	simctlCreate(t, env, ns, &simv1alpha1.Simulator{ObjectMeta: metav1.ObjectMeta{Name: "sim"}})
-	pod := simctlPod(t, env, ns, "sim")
-	simctlKubelet(t, env, pod, simctlReady(true))
-	simctlWaitStatus(t, env, ns, "sim", "Available", simctlPhase(simv1alpha1.SimulatorAvailable, false, ""))
+	pod := simctlAvailable(t, env, ns, "sim")
 
 	counter.Reset()
 	framework.Consistently(context.Background(), t, 3*time.Second, "a converged controller writes nothing", counter.NoWrites)
@@ -534,6 +532,20 @@ func TestSimulatorInvalidSpec(t *testing.T) {
 					return fmt.Errorf("Degraded reason %s", c.Reason)
 				}
 				return nil
+			})
+			// kubectl describe shows why: a Warning on the Simulator itself.
+			framework.WaitFor(context.Background(), t, "a Warning event on the Simulator", func() (bool, error) {
+				events, err := env.Admin.Kube.CoreV1().Events(ns).List(context.Background(), metav1.ListOptions{
+					FieldSelector: "involvedObject.kind=Simulator,involvedObject.name=" + tc.name})
+				if err != nil {
+					return false, err
+				}
+				for _, e := range events.Items {
+					if e.Type == corev1.EventTypeWarning && e.Reason == simulatorcontroller.ReasonInvalidSpec && strings.Contains(e.Message, tc.message) {
+						return true, nil
+					}
+				}
+				return false, fmt.Errorf("%d events, none a Warning %s naming %s", len(events.Items), simulatorcontroller.ReasonInvalidSpec, tc.message)
 			})
 			pods, err := env.Admin.Kube.CoreV1().Pods(ns).List(context.Background(), metav1.ListOptions{})
 			if err != nil {

@@ -154,7 +154,7 @@ func TestStatusFollowsTheOperand(t *testing.T) {
 			LastTerminationState: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: 1, Reason: "Error"}},
 		}}})
 		o.waitForConditions(t, map[string]operatorv1.ConditionStatus{"Available": F, "Degraded": T},
-			map[string][]string{"Available": {"crashing", "CrashLoopBackOff"}, "Degraded": {"pod crashing container secondary-scheduler", "CrashLoopBackOff", "last exit code 1"}})
+			map[string][]string{"Available": {"crashing", "CrashLoopBackOff"}, "Degraded": {`pod crashing container "secondary-scheduler"`, "CrashLoopBackOff", "last exit code 1"}})
 		framework.WaitFor(ctx, t, "ClusterOperator Available=False", func() (bool, error) {
 			c, _ := o.clusterOperatorCondition(t, configv1.OperatorAvailable)
 			return satisfied(c != nil && c.Status == configv1.ConditionFalse && strings.Contains(c.Message, "CrashLoopBackOff"), c)
@@ -205,6 +205,7 @@ func TestStatusFollowsTheOperand(t *testing.T) {
 			"secondary_scheduler_operator_build_info{",
 			`secondary_scheduler_operator_controller_syncs_total{controller="TargetConfigController",result="success"}`,
 			`secondary_scheduler_operator_controller_sync_duration_seconds_count{controller="OperandStatusController"}`,
+			`secondary_scheduler_operator_controller_syncs_total{controller="SimulatorController",result="success"}`,
 			"secondary_scheduler_operator_scheduler_config_valid 1",
 			"secondary_scheduler_operator_operand_ready_replicas 1",
 			`secondary_scheduler_operator_simulators{phase="Available"}`,

@@ -11,10 +11,12 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	secondaryschedulerv1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/targetconfigcontroller"
 	"github.com/openshift/secondary-scheduler-operator/test/framework"
 )
 
@@ -182,6 +184,27 @@ func TestRolloutsFollowInputsAndNothingElse(t *testing.T) {
 			t.Fatalf("containers = %+v, want the scheduler and the sidecar as written", containers)
 		}
 		before = after
+	})
+
+	t.Run("a sidecar the API server refuses is reported at its own field", func(t *testing.T) {
+		valid := []corev1.Container{{Name: "fluxion", Image: "example.com/fluxion:v1", Args: []string{"--port=4242"}}}
+		o.updateSpec(t, func(spec *secondaryschedulerv1.SecondarySchedulerSpec) {
+			spec.Sidecars = []corev1.Container{{Name: "fluxion", Image: "example.com/fluxion:v1", Args: []string{"--port=4242"},
+				Resources: corev1.ResourceRequirements{
+					Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("2")},
+					Limits:   corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("1")},
+				}}}
+		})
+		o.waitForDegraded(t, operatorv1.ConditionTrue, "spec.sidecars[0].resources.requests", "must be less than or equal to cpu limit",
+			"The running scheduler is left as it is")
+		if c := o.condition(t, targetconfigcontroller.ConditionType); c.Reason != "InvalidInput" || strings.Contains(c.Message, "spec.template") {
+			t.Errorf("condition %+v: want reason InvalidInput naming only SecondaryScheduler fields", c)
+		}
+		if got := o.deployment(t).Generation; got != before.Generation {
+			t.Errorf("the refused spec changed the Deployment: generation %d, was %d", got, before.Generation)
+		}
+		o.updateSpec(t, func(spec *secondaryschedulerv1.SecondarySchedulerSpec) { spec.Sidecars = valid })
+		o.waitForDegraded(t, operatorv1.ConditionFalse)
 	})
 
 	t.Run("changes that do not alter the pod do not roll it", func(t *testing.T) {

@@ -1,6 +1,7 @@
 package configobservation
 
 import (
+	"encoding/json"
 	"fmt"
 	"reflect"
 
@@ -12,8 +13,11 @@ import (
 	"github.com/openshift/library-go/pkg/operator/resourcesynccontroller"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	utiljson "k8s.io/apimachinery/pkg/util/json"
 	"k8s.io/client-go/tools/cache"
+	"sigs.k8s.io/yaml"
 
+	"github.com/openshift/secondary-scheduler-operator/bindata"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render"
 )
 
@@ -77,46 +81,55 @@ func ObserveSchedulerProfile(genericListers configobserver.Listers, recorder eve
 	return observed, nil
 }
 
+// profileAssetDir holds one sparse layer per cluster scheduling profile that has
+// one, named after the profile in lower case with dashes.
+const profileAssetDir = "assets/config/profiles/"
+
+// profileAssets maps each cluster scheduling profile that changes the
+// configuration to its layer in bindata. Each file's header says why the profile
+// does what it does.
+var profileAssets = map[configv1.SchedulerProfile]string{
+	configv1.HighNodeUtilization: profileAssetDir + "high-node-utilization.yaml",
+	configv1.NoScoring:           profileAssetDir + "no-scoring.yaml",
+}
+
 // SchedulerProfileLayer maps a cluster scheduling profile to a sparse v1 layer
 // for the default profile (secondary-scheduler), mirroring what
 // cluster-kube-scheduler-operator does for the default scheduler:
 //
 //   - LowNodeUtilization (and ""): kube-scheduler's defaults, no layer (nil);
-//   - HighNodeUtilization: NodeResourcesFit scores MostAllocated with weight 5
-//     and NodeResourcesBalancedAllocation is off, packing pods onto fewer nodes;
-//   - NoScoring: every preScore and score plugin is off, for the lowest latency.
+//   - HighNodeUtilization (assets/config/profiles/high-node-utilization.yaml):
+//     NodeResourcesFit scores MostAllocated with weight 5 and
+//     NodeResourcesBalancedAllocation is off, packing pods onto fewer nodes;
+//   - NoScoring (assets/config/profiles/no-scoring.yaml): every preScore and
+//     score plugin is off, for the lowest latency.
+//
+// Each call returns a freshly decoded value that the caller may change; integers
+// decode to int64, as in any unstructured object.
 //
 // Profiles an administrator writes under other names are not touched (see
 // package render's doc). profileCustomizations.dynamicResourceAllocation is not
 // mapped: DynamicResources is on by default in every v1 scheduler that needs it.
 func SchedulerProfileLayer(profile configv1.SchedulerProfile) (map[string]interface{}, error) {
-	var p map[string]interface{}
-	switch profile {
-	case "", configv1.LowNodeUtilization:
+	if profile == "" || profile == configv1.LowNodeUtilization {
 		return nil, nil
-	case configv1.HighNodeUtilization:
-		p = map[string]interface{}{
-			"pluginConfig": []interface{}{map[string]interface{}{
-				"name": "NodeResourcesFit",
-				"args": map[string]interface{}{"scoringStrategy": map[string]interface{}{"type": "MostAllocated"}},
-			}},
-			"plugins": map[string]interface{}{"score": map[string]interface{}{
-				"disabled": []interface{}{map[string]interface{}{"name": "NodeResourcesBalancedAllocation"}},
-				"enabled":  []interface{}{map[string]interface{}{"name": "NodeResourcesFit", "weight": int64(5)}},
-			}},
-		}
-	case configv1.NoScoring:
-		allOff := func() interface{} {
-			return map[string]interface{}{"disabled": []interface{}{map[string]interface{}{"name": "*"}}}
-		}
-		p = map[string]interface{}{"plugins": map[string]interface{}{"preScore": allOff(), "score": allOff()}}
-	default:
+	}
+	asset, ok := profileAssets[profile]
+	if !ok {
 		return nil, fmt.Errorf("spec.profile: %q is not one of LowNodeUtilization, HighNodeUtilization, NoScoring", profile)
 	}
-	p["schedulerName"] = render.DefaultSchedulerName
-	return map[string]interface{}{
-		"apiVersion": "kubescheduler.config.k8s.io/v1",
-		"kind":       "KubeSchedulerConfiguration",
-		"profiles":   []interface{}{p},
-	}, nil
+	data, err := bindata.Asset(asset)
+	if err != nil {
+		return nil, err
+	}
+	var layer map[string]interface{}
+	useNumber := func(d *json.Decoder) *json.Decoder { d.UseNumber(); return d }
+	if err := yaml.UnmarshalStrict(data, &layer, useNumber); err != nil {
+		return nil, fmt.Errorf("%s: %w", asset, err)
+	}
+	// json.Number to int64 (or float64), the types the Go literals held.
+	if err := utiljson.ConvertMapNumbers(layer, 0); err != nil {
+		return nil, fmt.Errorf("%s: %w", asset, err)
+	}
+	return layer, nil
 }

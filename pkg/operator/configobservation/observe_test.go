@@ -2,7 +2,10 @@ package configobservation
 
 import (
 	"encoding/json"
+	"os"
+	"path"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -141,5 +144,139 @@ func TestObserveObjects(t *testing.T) {
 
 	if _, err := ObserveObjects(nil, &configv1.Scheduler{ObjectMeta: metav1.ObjectMeta{Name: "other"}}); err == nil {
 		t.Error("a Scheduler not named cluster was observed")
+	}
+}
+
+// TestSchedulerProfileLayerGolden pins, value for value and type for type, the
+// layer every profile produced when the layers were Go map literals, so moving
+// them to YAML assets changes nothing callers or golden files see: a YAML
+// number must still decode to int64, not float64.
+func TestSchedulerProfileLayerGolden(t *testing.T) {
+	layer := func(profile map[string]interface{}) map[string]interface{} {
+		profile["schedulerName"] = "secondary-scheduler"
+		return map[string]interface{}{
+			"apiVersion": "kubescheduler.config.k8s.io/v1",
+			"kind":       "KubeSchedulerConfiguration",
+			"profiles":   []interface{}{profile},
+		}
+	}
+	allOff := func() interface{} {
+		return map[string]interface{}{"disabled": []interface{}{map[string]interface{}{"name": "*"}}}
+	}
+	for _, tc := range []struct {
+		profile configv1.SchedulerProfile
+		want    map[string]interface{}
+		// wantJSON is the same value as encoding/json writes it.
+		wantJSON string
+	}{
+		{profile: "", want: nil, wantJSON: `null`},
+		{profile: configv1.LowNodeUtilization, want: nil, wantJSON: `null`},
+		{
+			profile: configv1.HighNodeUtilization,
+			want: layer(map[string]interface{}{
+				"pluginConfig": []interface{}{map[string]interface{}{
+					"name": "NodeResourcesFit",
+					"args": map[string]interface{}{"scoringStrategy": map[string]interface{}{"type": "MostAllocated"}},
+				}},
+				"plugins": map[string]interface{}{"score": map[string]interface{}{
+					"disabled": []interface{}{map[string]interface{}{"name": "NodeResourcesBalancedAllocation"}},
+					"enabled":  []interface{}{map[string]interface{}{"name": "NodeResourcesFit", "weight": int64(5)}},
+				}},
+			}),
+			wantJSON: `{"apiVersion":"kubescheduler.config.k8s.io/v1","kind":"KubeSchedulerConfiguration","profiles":[{` +
+				`"pluginConfig":[{"args":{"scoringStrategy":{"type":"MostAllocated"}},"name":"NodeResourcesFit"}],` +
+				`"plugins":{"score":{"disabled":[{"name":"NodeResourcesBalancedAllocation"}],"enabled":[{"name":"NodeResourcesFit","weight":5}]}},` +
+				`"schedulerName":"secondary-scheduler"}]}`,
+		},
+		{
+			profile: configv1.NoScoring,
+			want:    layer(map[string]interface{}{"plugins": map[string]interface{}{"preScore": allOff(), "score": allOff()}}),
+			wantJSON: `{"apiVersion":"kubescheduler.config.k8s.io/v1","kind":"KubeSchedulerConfiguration","profiles":[{` +
+				`"plugins":{"preScore":{"disabled":[{"name":"*"}]},"score":{"disabled":[{"name":"*"}]}},` +
+				`"schedulerName":"secondary-scheduler"}]}`,
+		},
+	} {
+		got, err := SchedulerProfileLayer(tc.profile)
+		if err != nil {
+			t.Fatalf("%q: %v", tc.profile, err)
+		}
+		if !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("%q:\n got %#v\nwant %#v", tc.profile, got, tc.want)
+			continue
+		}
+		raw, err := json.Marshal(got)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(raw) != tc.wantJSON {
+			t.Errorf("%q:\n got %s\nwant %s", tc.profile, raw, tc.wantJSON)
+		}
+		if got == nil {
+			continue
+		}
+		// Every call returns a fresh value: a caller may change what it got.
+		got["kind"] = "changed"
+		if again, _ := SchedulerProfileLayer(tc.profile); !reflect.DeepEqual(again, tc.want) {
+			t.Errorf("%q: changing one result changed the next: %#v", tc.profile, again)
+		}
+	}
+
+	const wantErr = `spec.profile: "Fastest" is not one of LowNodeUtilization, HighNodeUtilization, NoScoring`
+	if got, err := SchedulerProfileLayer("Fastest"); err == nil || err.Error() != wantErr || got != nil {
+		t.Errorf("unknown profile: %#v, %v; want nil, %s", got, err, wantErr)
+	}
+}
+
+// TestProfileAssets checks the YAML files under bindata/assets/config/profiles
+// against profileAssets: every file is some profile's layer (no orphan asset),
+// every layer is embedded and named after its profile, and every layer changes
+// the operator's default profile.
+func TestProfileAssets(t *testing.T) {
+	// go:embed reads bindata/assets from disk at build time, so the directory on
+	// disk is what is embedded (go:embed skips only names starting with . or _).
+	const dir = "../../../bindata/" + profileAssetDir
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	used := map[string]configv1.SchedulerProfile{}
+	for profile, asset := range profileAssets {
+		used[path.Base(asset)] = profile
+	}
+	for _, e := range entries {
+		if _, ok := used[e.Name()]; !ok {
+			t.Errorf("%s%s is no profile's layer: add it to profileAssets or delete it", dir, e.Name())
+		}
+	}
+	if len(entries) == 0 {
+		t.Errorf("%s is empty", dir)
+	}
+
+	_, unknown := SchedulerProfileLayer("Fastest")
+	upper := regexp.MustCompile(`[A-Z]`)
+	for profile, asset := range profileAssets {
+		// HighNodeUtilization -> high-node-utilization.yaml
+		want := profileAssetDir + strings.TrimPrefix(upper.ReplaceAllStringFunc(string(profile), func(s string) string {
+			return "-" + strings.ToLower(s)
+		}), "-") + ".yaml"
+		if asset != want {
+			t.Errorf("%s: asset %s, want %s", profile, asset, want)
+		}
+		if unknown == nil || !strings.Contains(unknown.Error(), string(profile)) {
+			t.Errorf("%s is missing from the unknown-profile error: %v", profile, unknown)
+		}
+		layer, err := SchedulerProfileLayer(profile)
+		if err != nil {
+			t.Errorf("%s: %v", profile, err)
+			continue
+		}
+		profiles, _, _ := unstructured.NestedSlice(layer, "profiles")
+		if len(profiles) != 1 {
+			t.Errorf("%s: want one profile, got %v", profile, profiles)
+			continue
+		}
+		if name, _, _ := unstructured.NestedString(profiles[0].(map[string]interface{}), "schedulerName"); name != render.DefaultSchedulerName {
+			t.Errorf("%s: schedulerName %q, want render.DefaultSchedulerName %q", asset, name, render.DefaultSchedulerName)
+		}
 	}
 }

@@ -41,12 +41,14 @@ var (
 		StabilityLevel: metrics.ALPHA,
 	}, []string{"controller"})
 
-	configValid = metrics.NewGauge(&metrics.GaugeOpts{
+	// A vector without labels, so that the series can be removed while no
+	// configuration is rendered (Removed, Unmanaged): absent, not a guess.
+	configValid = metrics.NewGaugeVec(&metrics.GaugeOpts{
 		Namespace:      namespace,
 		Name:           "scheduler_config_valid",
-		Help:           "1 when the merged scheduler configuration of the last sync was valid and rolled out, 0 when it was refused.",
+		Help:           configValidHelp,
 		StabilityLevel: metrics.ALPHA,
-	})
+	}, nil)
 
 	operandReadyReplicas = metrics.NewGauge(&metrics.GaugeOpts{
 		Namespace:      namespace,
@@ -86,13 +88,20 @@ func InstrumentSync(controller string, sync factory.SyncFunc) factory.SyncFunc {
 	}
 }
 
+const configValidHelp = "1 when the merged scheduler configuration of the last sync was valid and rolled out, 0 when it was refused; absent while the operator renders none (Removed, Unmanaged)."
+
 // SetConfigValid records whether the last merged configuration was valid.
 func SetConfigValid(valid bool) {
 	if valid {
-		configValid.Set(1)
+		configValid.WithLabelValues().Set(1)
 	} else {
-		configValid.Set(0)
+		configValid.WithLabelValues().Set(0)
 	}
+}
+
+// ForgetConfigValid removes the series: the operator renders no configuration.
+func ForgetConfigValid() {
+	configValid.Reset()
 }
 
 // SetOperandReadyReplicas records the Deployment's ready replicas.

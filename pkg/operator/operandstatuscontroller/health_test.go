@@ -1,7 +1,6 @@
 package operandstatuscontroller
 
 import (
-	"strings"
 	"testing"
 
 	operatorv1 "github.com/openshift/api/operator/v1"
@@ -11,47 +10,30 @@ import (
 	"k8s.io/utils/ptr"
 )
 
+// TestPodProblems: every operand pod's problems (classified by podhealth, whose
+// own test covers the kubelet's reasons), named by pod, sorted, none for a pod
+// being deleted.
 func TestPodProblems(t *testing.T) {
-	waiting := func(reason, msg string) corev1.ContainerStatus {
-		return corev1.ContainerStatus{Name: "secondary-scheduler", State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: reason, Message: msg}}}
+	waiting := func(name, reason string) *corev1.Pod {
+		return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "ns"}, Status: corev1.PodStatus{
+			ContainerStatuses: []corev1.ContainerStatus{{Name: "secondary-scheduler",
+				State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: reason}}}},
+		}}
 	}
-	for _, tc := range []struct {
-		name   string
-		status corev1.PodStatus
-		want   []string // reason, then message fragments; empty: no problem
-	}{
-		{"running", corev1.PodStatus{ContainerStatuses: []corev1.ContainerStatus{{Name: "c", State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{}}}}}, nil},
-		{"still creating is not a problem", corev1.PodStatus{ContainerStatuses: []corev1.ContainerStatus{waiting("ContainerCreating", "")}}, nil},
-		{"image pull", corev1.PodStatus{ContainerStatuses: []corev1.ContainerStatus{waiting("ImagePullBackOff", "Back-off pulling image x")}},
-			[]string{"ImagePullBackOff", "pod p container secondary-scheduler is waiting: ImagePullBackOff: Back-off pulling image x"}},
-		{"crash loop names the last exit", corev1.PodStatus{ContainerStatuses: []corev1.ContainerStatus{{
-			Name: "sidecar", RestartCount: 3,
-			State:                corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "CrashLoopBackOff"}},
-			LastTerminationState: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: 2, Reason: "Error"}},
-		}}}, []string{"CrashLoopBackOff", "container sidecar", "last exit code 2, Error, after 3 restarts"}},
-		{"init container", corev1.PodStatus{InitContainerStatuses: []corev1.ContainerStatus{waiting("CreateContainerConfigError", "secret missing")}},
-			[]string{"CreateContainerConfigError", "secret missing"}},
-		{"unschedulable", corev1.PodStatus{Conditions: []corev1.PodCondition{{
-			Type: corev1.PodScheduled, Status: corev1.ConditionFalse, Reason: corev1.PodReasonUnschedulable, Message: "0/3 nodes are available",
-		}}}, []string{"Unschedulable", "pod p cannot be scheduled: 0/3 nodes are available"}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			got := podProblems([]*corev1.Pod{{ObjectMeta: metav1.ObjectMeta{Name: "p"}, Status: tc.status}})
-			if len(tc.want) == 0 {
-				if len(got) != 0 {
-					t.Fatalf("want no problem, got %+v", got)
-				}
-				return
-			}
-			if len(got) != 1 || got[0].reason != tc.want[0] {
-				t.Fatalf("got %+v, want reason %s", got, tc.want[0])
-			}
-			for _, f := range tc.want[1:] {
-				if !strings.Contains(got[0].message, f) {
-					t.Errorf("message %q lacks %q", got[0].message, f)
-				}
-			}
-		})
+	deleting := waiting("c", "ErrImagePull")
+	deleting.DeletionTimestamp = ptr.To(metav1.Now())
+	got := podProblems([]*corev1.Pod{waiting("b", "CrashLoopBackOff"), deleting, waiting("a", "ContainerCreating"), waiting("a2", "ImagePullBackOff")})
+	want := []podProblem{
+		{reason: "ImagePullFailure", message: `pod a2 container "secondary-scheduler" cannot pull image "" (ImagePullBackOff): check the image name and the pull secret`},
+		{reason: "CrashLoopBackOff", message: "pod b container \"secondary-scheduler\" is crash-looping after 0 restarts (CrashLoopBackOff): see `kubectl logs -n ns b -c secondary-scheduler --previous`"},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("got %+v, want %+v", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("problem %d:\n got %+v\nwant %+v", i, got[i], want[i])
+		}
 	}
 }
 
@@ -67,7 +49,14 @@ func TestRollout(t *testing.T) {
 	d.Status = appsv1.DeploymentStatus{ObservedGeneration: 3, Replicas: 3, UpdatedReplicas: 1, AvailableReplicas: 2}
 	old := &appsv1.ReplicaSet{ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{revisionAnnotation: "2"}}, Status: appsv1.ReplicaSetStatus{Replicas: 2}}
 	current := &appsv1.ReplicaSet{ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{revisionAnnotation: "3"}}, Status: appsv1.ReplicaSetStatus{Replicas: 1}}
-	want := "Deployment ns/s is rolling out from revision 2 to revision 3: 1 of 2 pods updated, 2 available"
+	want := "Deployment ns/s is rolling out revision 3 from revision 2: 1 of 2 pods updated, 2 available"
+	if msg := rollout(d, []*appsv1.ReplicaSet{old, current}); msg != want {
+		t.Errorf("rollout message\n got %q\nwant %q", msg, want)
+	}
+	// The old pods are gone, the new ones not yet available for minReadySeconds.
+	d.Status = appsv1.DeploymentStatus{ObservedGeneration: 3, Replicas: 2, UpdatedReplicas: 2, AvailableReplicas: 1}
+	old.Status.Replicas = 0
+	want = "Deployment ns/s is rolling out revision 3: 2 of 2 pods updated, 1 available"
 	if msg := rollout(d, []*appsv1.ReplicaSet{old, current}); msg != want {
 		t.Errorf("rollout message\n got %q\nwant %q", msg, want)
 	}
@@ -94,5 +83,16 @@ func TestUnion(t *testing.T) {
 		if c.Status != operatorv1.ConditionUnknown {
 			t.Errorf("Unmanaged: %s = %s, want Unknown", c.Type, c.Status)
 		}
+	}
+}
+
+func TestAvailableMessageDuringSurge(t *testing.T) {
+	d := &appsv1.Deployment{Spec: appsv1.DeploymentSpec{Replicas: ptr.To[int32](1)}, Status: appsv1.DeploymentStatus{AvailableReplicas: 2}}
+	if got, want := availableMessage(d), "2 scheduler pods available, 1 desired: a rollout is replacing 1"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	d.Status.AvailableReplicas = 1
+	if got, want := availableMessage(d), "1 of 1 scheduler pods available"; got != want {
+		t.Errorf("got %q, want %q", got, want)
 	}
 }

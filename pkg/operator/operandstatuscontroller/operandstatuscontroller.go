@@ -23,6 +23,7 @@ import (
 	corev1listers "k8s.io/client-go/listers/core/v1"
 
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/metrics"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/operatorclient"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render"
 )
 
@@ -32,12 +33,6 @@ const (
 	OperandProgressing = "OperandProgressing"
 	OperandDegraded    = "OperandDegraded"
 )
-
-var unionTypes = map[string]operatorv1.ConditionStatus{
-	operatorv1.OperatorStatusTypeAvailable:   operatorv1.ConditionTrue,
-	operatorv1.OperatorStatusTypeProgressing: operatorv1.ConditionFalse,
-	operatorv1.OperatorStatusTypeDegraded:    operatorv1.ConditionFalse,
-}
 
 type operandStatusController struct {
 	operatorClient   v1helpers.OperatorClient
@@ -111,7 +106,7 @@ func (c *operandStatusController) sync(ctx context.Context, syncCtx factory.Sync
 	if err != nil || !changed {
 		return err
 	}
-	for t := range unionTypes {
+	for t := range operatorclient.UnionConditionTypes {
 		was, is := v1helpers.FindOperatorCondition(before.Conditions, t), v1helpers.FindOperatorCondition(after.Conditions, t)
 		if is != nil && (was == nil || was.Status != is.Status) {
 			syncCtx.Recorder().Eventf("OperatorStatusChanged", "%s changed to %s: %s: %s", t, is.Status, is.Reason, is.Message)
@@ -164,8 +159,7 @@ func (c *operandStatusController) operandConditions(state operatorv1.ManagementS
 	}
 	problems := podProblems(pods)
 
-	available := cond(OperandAvailable, operatorv1.ConditionTrue, "AsExpected",
-		fmt.Sprintf("%d of %d scheduler pods available", d.Status.AvailableReplicas, desired(d)))
+	available := cond(OperandAvailable, operatorv1.ConditionTrue, "AsExpected", availableMessage(d))
 	if d.Status.AvailableReplicas == 0 {
 		available = cond(OperandAvailable, operatorv1.ConditionFalse, "NoAvailablePods",
 			fmt.Sprintf("Deployment %s/%s has no available pod", d.Namespace, d.Name))
@@ -191,6 +185,16 @@ func (c *operandStatusController) operandConditions(state operatorv1.ManagementS
 	return []operatorv1.OperatorCondition{available, progressing, degraded}, d.Status.ReadyReplicas, nil
 }
 
+// availableMessage counts available pods against the desired ones; during a
+// rollout's surge there is one more than desired.
+func availableMessage(d *appsv1.Deployment) string {
+	available, want := d.Status.AvailableReplicas, desired(d)
+	if available > want {
+		return fmt.Sprintf("%d scheduler pods available, %d desired: a rollout is replacing %d", available, want, available-want)
+	}
+	return fmt.Sprintf("%d of %d scheduler pods available", available, want)
+}
+
 func (c *operandStatusController) podsOf(d *appsv1.Deployment) ([]*corev1.Pod, error) {
 	selector, err := metav1.LabelSelectorAsSelector(d.Spec.Selector)
 	if err != nil {
@@ -212,12 +216,12 @@ func desired(d *appsv1.Deployment) int32 {
 func union(state operatorv1.ManagementState, conditions []operatorv1.OperatorCondition) []operatorv1.OperatorCondition {
 	var inputs []operatorv1.OperatorCondition
 	for _, c := range conditions {
-		if _, isUnion := unionTypes[c.Type]; !isUnion {
+		if _, isUnion := operatorclient.UnionConditionTypes[c.Type]; !isUnion {
 			inputs = append(inputs, c)
 		}
 	}
 	var out []operatorv1.OperatorCondition
-	for t, def := range unionTypes {
+	for t, def := range operatorclient.UnionConditionTypes {
 		if state == operatorv1.Unmanaged {
 			out = append(out, operatorv1.OperatorCondition{Type: t, Status: operatorv1.ConditionUnknown, Reason: "Unmanaged",
 				Message: "managementState is Unmanaged"})

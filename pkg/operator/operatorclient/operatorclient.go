@@ -11,6 +11,7 @@ import (
 	applyoperatorv1 "github.com/openshift/client-go/operator/applyconfigurations/operator/v1"
 	"github.com/openshift/library-go/pkg/operator/genericoperatorclient"
 	"github.com/openshift/library-go/pkg/operator/v1helpers"
+	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/dynamic/dynamicinformer"
@@ -91,20 +92,28 @@ func asServiceCA(obj *unstructured.Unstructured) (*operatorv1.ServiceCA, error) 
 // collects: the SecondaryScheduler, both namespaces, and the operand's
 // cluster-scoped RBAC.
 func RelatedObjects() []configv1.ObjectReference {
-	return []configv1.ObjectReference{
+	refs := []configv1.ObjectReference{
 		{Group: GVR.Group, Resource: GVR.Resource, Name: secondaryschedulerv1.SingletonName},
 		{Resource: "namespaces", Name: OperatorNamespace},
 		{Resource: "namespaces", Name: OperandNamespace},
-		{Group: "rbac.authorization.k8s.io", Resource: "clusterrolebindings", Name: "secondary-scheduler-system-kube-scheduler"},
-		{Group: "rbac.authorization.k8s.io", Resource: "clusterrolebindings", Name: "secondary-scheduler-system-volume-scheduler"},
-		{Group: "rbac.authorization.k8s.io", Resource: "clusterroles", Name: "secondary-scheduler-extra"},
-		{Group: "rbac.authorization.k8s.io", Resource: "clusterrolebindings", Name: "secondary-scheduler-extra"},
 	}
+	for _, name := range render.SystemSchedulerBindingNames() {
+		refs = append(refs, configv1.ObjectReference{Group: rbacv1.GroupName, Resource: "clusterrolebindings", Name: name})
+	}
+	return append(refs,
+		configv1.ObjectReference{Group: rbacv1.GroupName, Resource: "clusterroles", Name: render.ExtraRBACName},
+		configv1.ObjectReference{Group: rbacv1.GroupName, Resource: "clusterrolebindings", Name: render.ExtraRBACName},
+	)
 }
 
-// unionConditionTypes are the roll-ups the operand status controller writes on
-// the SecondaryScheduler for `oc get`; they are not inputs of another roll-up.
-var unionConditionTypes = map[string]bool{"Available": true, "Progressing": true, "Degraded": true, "Upgradeable": true}
+// UnionConditionTypes are the roll-ups the operand status controller writes on
+// the SecondaryScheduler for `oc get`, with the status each has when no
+// condition feeds it; they are not inputs of another roll-up.
+var UnionConditionTypes = map[string]operatorv1.ConditionStatus{
+	operatorv1.OperatorStatusTypeAvailable:   operatorv1.ConditionTrue,
+	operatorv1.OperatorStatusTypeProgressing: operatorv1.ConditionFalse,
+	operatorv1.OperatorStatusTypeDegraded:    operatorv1.ConditionFalse,
+}
 
 // WithoutUnionConditions returns client with the SecondaryScheduler's own
 // Available/Progressing/Degraded roll-ups hidden, for library-go's ClusterOperator
@@ -133,7 +142,7 @@ func hideUnions(status *operatorv1.OperatorStatus) *operatorv1.OperatorStatus {
 	out := status.DeepCopy()
 	out.Conditions = nil
 	for _, c := range status.Conditions {
-		if !unionConditionTypes[c.Type] {
+		if _, isUnion := UnionConditionTypes[c.Type]; !isUnion {
 			out.Conditions = append(out.Conditions, c)
 		}
 	}

@@ -89,6 +89,13 @@ var templates = sync.OnceValue(func() *parsedTemplates {
 	}
 })
 
+// SystemSchedulerBindingNames are the ClusterRoleBindings of the scheduler to
+// system:kube-scheduler and system:volume-scheduler, as the assets name them.
+func SystemSchedulerBindingNames() []string {
+	t := templates()
+	return []string{t.kubeSchedulerBinding.Name, t.volumeSchedulerBinding.Name}
+}
+
 // setTypeMeta sets apiVersion and kind, which the decoders leave empty, so the
 // objects print (and apply) as complete manifests.
 func setTypeMeta(obj runtime.Object) {

@@ -27,6 +27,7 @@ import (
 	"fmt"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -49,11 +50,14 @@ import (
 	"github.com/openshift/secondary-scheduler-operator/pkg/generated/clientset/versioned"
 	siminformers "github.com/openshift/secondary-scheduler-operator/pkg/generated/informers/externalversions/simulation/v1alpha1"
 	simlisters "github.com/openshift/secondary-scheduler-operator/pkg/generated/listers/simulation/v1alpha1"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/metrics"
 )
 
 const (
 	// ControllerName names the controller, its queue and its events.
 	ControllerName = "SimulatorController"
+	// EventSource is the component of the events recorded on Simulators.
+	EventSource = "secondary-scheduler-operator"
 
 	// DefaultWorkers is the number of Simulators synced at once. A sync is a few
 	// lister reads and at most three writes, so workers mostly wait on the API
@@ -98,33 +102,36 @@ type simulatorController struct {
 	policyLister  networkingv1listers.NetworkPolicyLister
 	writes        *recentWrites
 	clock         clock.PassiveClock
+	// recorderFor records events on a Simulator, where `kubectl describe` shows them.
+	recorderFor func(*simv1alpha1.Simulator) events.Recorder
+}
+
+// Informers are what the controller reads: the Simulators, and the Pods,
+// Services and NetworkPolicies of a kube informer factory built with
+// InformerOption (only the objects this controller made).
+type Informers struct {
+	Simulators      siminformers.SimulatorInformer
+	Pods            corev1informers.PodInformer
+	Services        corev1informers.ServiceInformer
+	NetworkPolicies networkingv1informers.NetworkPolicyInformer
 }
 
 // NewSimulatorController returns the controller that runs a simulator for every
 // Simulator. One queue key per Simulator (namespace/name); Pod, Service and
 // NetworkPolicy events requeue the Simulator named by their SimulatorLabel.
-func NewSimulatorController(
-	kubeClient kubernetes.Interface,
-	simClient versioned.Interface,
-	simInformer siminformers.SimulatorInformer,
-	podInformer corev1informers.PodInformer,
-	serviceInformer corev1informers.ServiceInformer,
-	policyInformer networkingv1informers.NetworkPolicyInformer,
-	recorder events.Recorder,
-) factory.Controller {
-	return newSimulatorController(kubeClient, simClient, simInformer, podInformer, serviceInformer, policyInformer, recorder, clock.RealClock{})
+func NewSimulatorController(kubeClient kubernetes.Interface, simClient versioned.Interface, informers Informers, recorder events.Recorder) factory.Controller {
+	onSimulator := func(sim *simv1alpha1.Simulator) events.Recorder {
+		return events.NewKubeRecorder(kubeClient.CoreV1().Events(sim.Namespace), EventSource, &corev1.ObjectReference{
+			APIVersion: simv1alpha1.SchemeGroupVersion.String(), Kind: "Simulator",
+			Namespace: sim.Namespace, Name: sim.Name, UID: sim.UID, ResourceVersion: sim.ResourceVersion,
+		}, clock.RealClock{})
+	}
+	return newSimulatorController(kubeClient, simClient, informers, recorder, onSimulator, clock.RealClock{})
 }
 
-func newSimulatorController(
-	kubeClient kubernetes.Interface,
-	simClient versioned.Interface,
-	simInformer siminformers.SimulatorInformer,
-	podInformer corev1informers.PodInformer,
-	serviceInformer corev1informers.ServiceInformer,
-	policyInformer networkingv1informers.NetworkPolicyInformer,
-	recorder events.Recorder,
-	clk clock.PassiveClock,
-) factory.Controller {
+func newSimulatorController(kubeClient kubernetes.Interface, simClient versioned.Interface, informers Informers, recorder events.Recorder,
+	recorderFor func(*simv1alpha1.Simulator) events.Recorder, clk clock.PassiveClock) factory.Controller {
+	simInformer, podInformer, serviceInformer, policyInformer := informers.Simulators, informers.Pods, informers.Services, informers.NetworkPolicies
 	podIndexer := podInformer.Informer().GetIndexer()
 	if _, ok := podIndexer.GetIndexers()[podsBySimulatorIndex]; !ok {
 		if err := podInformer.Informer().AddIndexers(cache.Indexers{podsBySimulatorIndex: ownerKeys}); err != nil {
@@ -142,9 +149,10 @@ func newSimulatorController(
 		policyLister:  policyInformer.Lister(),
 		writes:        newRecentWrites(clk, recentWritesTTL),
 		clock:         clk,
+		recorderFor:   recorderFor,
 	}
 	return factory.New().
-		WithSync(c.sync).
+		WithSync(metrics.InstrumentSync(ControllerName, c.sync)).
 		WithInformersQueueKeysFunc(simulatorKey, simInformer.Informer()).
 		WithInformersQueueKeysFunc(ownerKeysOf, podInformer.Informer(), serviceInformer.Informer(), policyInformer.Informer()).
 		ToController(ControllerName, recorder)
@@ -196,12 +204,12 @@ func (c *simulatorController) sync(ctx context.Context, syncCtx factory.SyncCont
 	if sim.DeletionTimestamp != nil {
 		return nil
 	}
-	recorder := syncCtx.Recorder()
+	recorder := c.recorderFor(sim)
 
 	rendered, err := Render(sim)
 	if err != nil {
 		klog.V(2).InfoS("Invalid Simulator", "simulator", klog.KObj(sim), "err", err)
-		return c.updateStatus(ctx, sim, invalidSpec(err), "")
+		return c.updateStatus(ctx, recorder, sim, invalidSpec(err), "")
 	}
 
 	var errs []error
@@ -242,7 +250,7 @@ func (c *simulatorController) sync(ctx context.Context, syncCtx factory.SyncCont
 	}
 	klog.V(4).InfoS("Synced Simulator", "simulator", klog.KObj(sim), "pod", klog.KObj(pod), "phase", obs.phase, "reason", obs.reason)
 
-	if err := c.updateStatus(ctx, sim, obs, url); err != nil {
+	if err := c.updateStatus(ctx, recorder, sim, obs, url); err != nil {
 		errs = append(errs, err)
 	}
 	if len(errs) == 1 {
@@ -264,7 +272,7 @@ func newestOwned[T ownedObject](w *recentWrites, kind, namespace, name string, c
 
 // updateStatus writes the status obs and url make, when it differs from the
 // current one: a converged Simulator costs no write.
-func (c *simulatorController) updateStatus(ctx context.Context, sim *simv1alpha1.Simulator, obs observation, url string) error {
+func (c *simulatorController) updateStatus(ctx context.Context, recorder events.Recorder, sim *simv1alpha1.Simulator, obs observation, url string) error {
 	desired := desiredStatus(sim, obs, url, metav1.NewTime(c.clock.Now()))
 	if !statusChanged(&sim.Status, &desired) {
 		return nil
@@ -284,5 +292,18 @@ func (c *simulatorController) updateStatus(ctx context.Context, sim *simv1alpha1
 	}
 	klog.V(2).InfoS("Updated Simulator status", "simulator", klog.KObj(sim), "phase", desired.Phase, "message", *desired.Message)
 	c.writes.record(kindSimulator, written)
+	recordTransition(recorder, &sim.Status, &desired, obs)
 	return nil
+}
+
+// recordTransition tells the Simulator's users what changed, once per change:
+// Available reached, or a new problem they must fix.
+func recordTransition(recorder events.Recorder, before, after *simv1alpha1.SimulatorStatus, obs observation) {
+	was := meta.FindStatusCondition(before.Conditions, ConditionDegraded)
+	switch {
+	case obs.degraded && (was == nil || was.Status != metav1.ConditionTrue || was.Reason != obs.reason || was.Message != obs.message):
+		recorder.Warning(obs.reason, obs.message)
+	case after.Phase == simv1alpha1.SimulatorAvailable && before.Phase != simv1alpha1.SimulatorAvailable:
+		recorder.Event("SimulatorAvailable", *after.Message)
+	}
 }

@@ -51,7 +51,8 @@ func newHarness(t *testing.T, sim *simv1alpha1.Simulator) *harness {
 	serviceInformer := kubeInformers.Core().V1().Services()
 	policyInformer := kubeInformers.Networking().V1().NetworkPolicies()
 	h.recorder = events.NewInMemoryRecorder("test", clocktesting.NewFakePassiveClock(time.Now()))
-	h.ctrl = newSimulatorController(h.kube, h.sims, simInformer, podInformer, serviceInformer, policyInformer, h.recorder,
+	h.ctrl = newSimulatorController(h.kube, h.sims, Informers{simInformer, podInformer, serviceInformer, policyInformer}, h.recorder,
+		func(*simv1alpha1.Simulator) events.Recorder { return h.recorder },
 		clocktesting.NewFakePassiveClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)))
 	// Like the API server, a write gets a new, higher resourceVersion.
 	rv := 100
@@ -219,7 +220,7 @@ func TestSyncLifecycle(t *testing.T) {
 	for _, e := range h.recorder.Events() {
 		reasons = append(reasons, e.Reason)
 	}
-	if got := strings.Join(reasons, ","); got != "SimulatorNetworkPolicyCreated,SimulatorPodCreated,SimulatorServiceCreated,SimulatorPodDeleted,SimulatorPodCreated,SimulatorPodCreated,SimulatorServiceUpdated" {
+	if got := strings.Join(reasons, ","); got != "SimulatorNetworkPolicyCreated,SimulatorPodCreated,SimulatorServiceCreated,SimulatorAvailable,SimulatorPodDeleted,SimulatorPodCreated,SimulatorPodCreated,SimulatorServiceUpdated" {
 		t.Errorf("events %s", got)
 	}
 }
@@ -263,6 +264,16 @@ func TestSyncInvalidSpec(t *testing.T) {
 	}
 	h.observe()
 	expectWrites(t, h.sync(), "")
+	// One Warning on the Simulator for the problem, not one per sync.
+	var warnings []string
+	for _, e := range h.recorder.Events() {
+		if e.Type == corev1.EventTypeWarning {
+			warnings = append(warnings, e.Reason)
+		}
+	}
+	if len(warnings) != 1 || warnings[0] != ReasonInvalidSpec {
+		t.Errorf("warnings %v, want one %s", warnings, ReasonInvalidSpec)
+	}
 }
 
 func TestSyncDeletedSimulator(t *testing.T) {

@@ -68,7 +68,7 @@ func (c *simulatorController) managePods(ctx context.Context, recorder events.Re
 		return nil, observation{phase: simv1alpha1.SimulatorPending, reason: ReasonSyncFailed, message: err.Error(), degraded: true}, err
 	}
 	c.writes.record(kindPod, created)
-	recorder.Eventf("SimulatorPodCreated", "Created Pod %s/%s for Simulator %s", created.Namespace, created.Name, sim.Name)
+	recorder.Eventf("SimulatorPodCreated", "Created Pod %s", created.Name)
 	klog.V(2).InfoS("Created simulator Pod", "simulator", klog.KObj(sim), "pod", klog.KObj(created))
 	return created, observePod(created), nil
 }
@@ -135,7 +135,7 @@ func (c *simulatorController) deletePod(ctx context.Context, recorder events.Rec
 	case err != nil:
 		return fmt.Errorf("deleting Pod %s: %w", pod.Name, err)
 	}
-	recorder.Eventf("SimulatorPodDeleted", "Deleted Pod %s/%s of Simulator %s: %s", pod.Namespace, pod.Name, sim.Name, deleteReason(pod, sim))
+	recorder.Eventf("SimulatorPodDeleted", "Deleted Pod %s: %s", pod.Name, deleteReason(pod, sim))
 	klog.V(2).InfoS("Deleted simulator Pod", "simulator", klog.KObj(sim), "pod", klog.KObj(pod), "reason", deleteReason(pod, sim))
 	return nil
 }
@@ -181,7 +181,7 @@ func manageOwned[T ownedObject](ctx context.Context, c *simulatorController, rec
 			return zero, fmt.Errorf("creating %s %s: %w", kind, required.GetName(), err)
 		}
 		c.writes.record(kind, created)
-		recorder.Eventf("Simulator"+kind+"Created", "Created %s %s/%s", kind, created.GetNamespace(), created.GetName())
+		recorder.Eventf("Simulator"+kind+"Created", "Created %s %s", kind, created.GetName())
 		return created, nil
 	}
 
@@ -202,7 +202,7 @@ func manageOwned[T ownedObject](ctx context.Context, c *simulatorController, rec
 		return zero, fmt.Errorf("updating %s %s: %w", kind, required.GetName(), err)
 	}
 	c.writes.record(kind, written)
-	recorder.Eventf("Simulator"+kind+"Updated", "Updated %s %s/%s", kind, written.GetNamespace(), written.GetName())
+	recorder.Eventf("Simulator"+kind+"Updated", "Updated %s %s", kind, written.GetName())
 	return written, nil
 }
 

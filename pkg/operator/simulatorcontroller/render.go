@@ -78,7 +78,7 @@ type Rendered struct {
 }
 
 // Render returns the Pod and Service a Simulator asks for, or the reasons its spec
-// is invalid. It is pure: the controller and the render command call it alike.
+// is invalid. It is pure: the same Simulator always renders the same objects.
 func Render(sim *simv1alpha1.Simulator) (*Rendered, error) {
 	if errs := Validate(sim); len(errs) > 0 {
 		return nil, errs.ToAggregate()

@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	simv1alpha1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/simulation/v1alpha1"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/podhealth"
 )
 
 // Condition types and reasons on a Simulator.
@@ -22,10 +23,10 @@ const (
 	ReasonPodNotCreated    = "PodNotCreated"
 	ReasonPodNotReady      = "PodNotReady"
 	ReasonPodReady         = "PodReady"
-	ReasonImagePullFailure = "ImagePullFailure"
-	ReasonCrashLoop        = "CrashLoopBackOff"
-	ReasonContainerFailure = "ContainerFailure"
-	ReasonUnschedulable    = "Unschedulable"
+	ReasonImagePullFailure = podhealth.ImagePullFailure
+	ReasonCrashLoop        = podhealth.CrashLoop
+	ReasonContainerFailure = podhealth.ContainerFailure
+	ReasonUnschedulable    = podhealth.Unschedulable
 	ReasonSyncFailed       = "SyncFailed"
 )
 
@@ -71,31 +72,8 @@ func observePod(pod *corev1.Pod) observation {
 			return observation{phase: simv1alpha1.SimulatorAvailable, reason: ReasonPodReady, message: "the simulator is ready"}
 		}
 	}
-	for _, c := range pod.Status.Conditions {
-		if c.Type == corev1.PodScheduled && c.Status == corev1.ConditionFalse && c.Reason == corev1.PodReasonUnschedulable {
-			return creating(ReasonUnschedulable, "the Pod cannot be scheduled: "+c.Message, true)
-		}
-	}
-	statuses := append(append([]corev1.ContainerStatus{}, pod.Status.InitContainerStatuses...), pod.Status.ContainerStatuses...)
-	for _, s := range statuses {
-		w := s.State.Waiting
-		if w == nil {
-			continue
-		}
-		switch w.Reason {
-		case "ErrImagePull", "ImagePullBackOff", "InvalidImageName", "ErrImageNeverPull":
-			return creating(ReasonImagePullFailure, fmt.Sprintf("container %q cannot pull image %q (%s)%s: check the image name and the pull secret",
-				s.Name, containerImage(pod, s), w.Reason, detail(w.Message)), true)
-		case "CrashLoopBackOff":
-			last := ""
-			if t := s.LastTerminationState.Terminated; t != nil {
-				last = fmt.Sprintf(", last exit code %d (%s)", t.ExitCode, t.Reason)
-			}
-			return creating(ReasonCrashLoop, fmt.Sprintf("container %q is crash-looping%s: see `oc logs -n %s %s -c %s --previous`",
-				s.Name, last, pod.Namespace, pod.Name, s.Name), true)
-		case "CreateContainerConfigError", "CreateContainerError", "RunContainerError", "PreCreateHookError", "PreStartHookError":
-			return creating(ReasonContainerFailure, fmt.Sprintf("container %q cannot start (%s)%s", s.Name, w.Reason, detail(w.Message)), true)
-		}
+	if problems := podhealth.Problems(pod); len(problems) > 0 {
+		return creating(problems[0].Reason, fmt.Sprintf("pod %s %s", pod.Name, problems[0].Message), true)
 	}
 	return creating(ReasonPodNotReady, MessageWaitingForPod, false)
 }
@@ -105,17 +83,6 @@ func detail(msg string) string {
 		return ""
 	}
 	return ": " + msg
-}
-
-func containerImage(pod *corev1.Pod, s corev1.ContainerStatus) string {
-	for _, list := range [][]corev1.Container{pod.Spec.InitContainers, pod.Spec.Containers} {
-		for _, c := range list {
-			if c.Name == s.Name {
-				return c.Image
-			}
-		}
-	}
-	return s.Image
 }
 
 // desiredStatus is the status a Simulator should have after a sync that made obs;

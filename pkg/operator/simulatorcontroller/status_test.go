@@ -67,7 +67,7 @@ func TestObservePod(t *testing.T) {
 			s.LastTerminationState.Terminated = &corev1.ContainerStateTerminated{ExitCode: 1, Reason: "Error"}
 			p.Status.ContainerStatuses = []corev1.ContainerStatus{s}
 		}), phase: simv1alpha1.SimulatorCreating, reason: ReasonCrashLoop, degraded: true,
-			message: []string{`container "simulator" is crash-looping`, "exit code 1 (Error)", "oc logs -n team-a sim-0123456789 -c simulator --previous"}},
+			message: []string{`container "simulator" is crash-looping`, "exit code 1 (Error)", "kubectl logs -n team-a sim-0123456789 -c simulator --previous"}},
 		{name: "init container crash loop", pod: testPod(func(p *corev1.Pod) {
 			p.Status.InitContainerStatuses = []corev1.ContainerStatus{waiting("fetch-config", "CrashLoopBackOff", "")}
 		}), phase: simv1alpha1.SimulatorCreating, reason: ReasonCrashLoop, degraded: true, message: []string{`"fetch-config"`}},

@@ -18,6 +18,14 @@ import (
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render"
 )
 
+// ControllerName makes the condition this controller reports,
+// OperandStaticResourcesDegraded: applying the operand's fixed objects failed.
+const ControllerName = "OperandStaticResources"
+
+// FormerConditionTypes are what this controller's condition was called before:
+// the stale-conditions controller removes them from the SecondaryScheduler.
+var FormerConditionTypes = []string{"SecondarySchedulerDegraded"}
+
 // NewStaticResourcesController returns library-go's controller for the fixed
 // objects. kubeClient should read from kubeInformers (lister-backed GETs).
 // On Removed it deletes them all but the namespace, which holds the user's own

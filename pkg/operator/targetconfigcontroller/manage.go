@@ -11,7 +11,6 @@ import (
 	"github.com/openshift/library-go/pkg/operator/events"
 	"github.com/openshift/library-go/pkg/operator/resource/resourceapply"
 	"github.com/openshift/library-go/pkg/operator/resource/resourcemerge"
-	"github.com/openshift/library-go/pkg/operator/v1helpers"
 	appsv1 "k8s.io/api/apps/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -65,53 +64,44 @@ func extra[T any](list []T, name func(T) string) T {
 }
 
 func (c *targetConfigController) deleteExtraClusterRBAC(ctx context.Context, recorder events.Recorder) error {
-	cluster := c.kubeInformers.InformersFor("").Rbac().V1()
+	cached, live := c.kubeInformers.InformersFor("").Rbac().V1(), c.kubeClient.RbacV1()
 	return errors.Join(
-		deleteIfCached(ctx, recorder, "ClusterRoleBinding", render.ExtraRBACName,
-			func() error { _, err := cluster.ClusterRoleBindings().Lister().Get(render.ExtraRBACName); return err },
-			func() error {
-				return c.kubeClient.RbacV1().ClusterRoleBindings().Delete(ctx, render.ExtraRBACName, metav1.DeleteOptions{})
-			}),
-		deleteIfCached(ctx, recorder, "ClusterRole", render.ExtraRBACName,
-			func() error { _, err := cluster.ClusterRoles().Lister().Get(render.ExtraRBACName); return err },
-			func() error {
-				return c.kubeClient.RbacV1().ClusterRoles().Delete(ctx, render.ExtraRBACName, metav1.DeleteOptions{})
-			}),
+		deleteIfCached(ctx, recorder, "ClusterRoleBinding", "", render.ExtraRBACName, cached.ClusterRoleBindings().Lister().Get, live.ClusterRoleBindings()),
+		deleteIfCached(ctx, recorder, "ClusterRole", "", render.ExtraRBACName, cached.ClusterRoles().Lister().Get, live.ClusterRoles()),
 	)
 }
 
 func (c *targetConfigController) deleteExtraRBAC(ctx context.Context, recorder events.Recorder) error {
 	ns := render.OperandNamespace
-	operand := c.kubeInformers.InformersFor(ns).Rbac().V1()
+	cached, live := c.kubeInformers.InformersFor(ns).Rbac().V1(), c.kubeClient.RbacV1()
 	return errors.Join(
-		deleteIfCached(ctx, recorder, "RoleBinding", ns+"/"+render.ExtraRBACName,
-			func() error {
-				_, err := operand.RoleBindings().Lister().RoleBindings(ns).Get(render.ExtraRBACName)
-				return err
-			},
-			func() error {
-				return c.kubeClient.RbacV1().RoleBindings(ns).Delete(ctx, render.ExtraRBACName, metav1.DeleteOptions{})
-			}),
-		deleteIfCached(ctx, recorder, "Role", ns+"/"+render.ExtraRBACName,
-			func() error { _, err := operand.Roles().Lister().Roles(ns).Get(render.ExtraRBACName); return err },
-			func() error {
-				return c.kubeClient.RbacV1().Roles(ns).Delete(ctx, render.ExtraRBACName, metav1.DeleteOptions{})
-			}),
+		deleteIfCached(ctx, recorder, "RoleBinding", ns, render.ExtraRBACName, cached.RoleBindings().Lister().RoleBindings(ns).Get, live.RoleBindings(ns)),
+		deleteIfCached(ctx, recorder, "Role", ns, render.ExtraRBACName, cached.Roles().Lister().Roles(ns).Get, live.Roles(ns)),
 	)
 }
 
-// deleteIfCached deletes an object the cache holds; one the cache does not hold
-// costs no request.
-func deleteIfCached(ctx context.Context, recorder events.Recorder, kind, name string, get, del func() error) error {
-	if err := get(); apierrors.IsNotFound(err) {
+// deleter is the Delete of a typed client.
+type deleter interface {
+	Delete(ctx context.Context, name string, opts metav1.DeleteOptions) error
+}
+
+// deleteIfCached deletes the object the cache holds under name (get reads the
+// cache); one the cache does not hold costs no request.
+func deleteIfCached[T any](ctx context.Context, recorder events.Recorder, kind, namespace, name string,
+	get func(name string) (T, error), client deleter) error {
+	if _, err := get(name); apierrors.IsNotFound(err) {
 		return nil
 	} else if err != nil {
 		return err
 	}
-	if err := del(); err != nil && !apierrors.IsNotFound(err) {
-		return fmt.Errorf("deleting %s %s: %w", kind, name, err)
+	qualified := name
+	if namespace != "" {
+		qualified = namespace + "/" + name
 	}
-	recorder.Eventf(kind+"Deleted", "Deleted %s %s", kind, name)
+	if err := client.Delete(ctx, name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("deleting %s %s: %w", kind, qualified, err)
+	}
+	recorder.Eventf(kind+"Deleted", "Deleted %s %s", kind, qualified)
 	return nil
 }
 
@@ -132,14 +122,15 @@ func (c *targetConfigController) updateStatus(ctx context.Context, ss *secondary
 	if rolloutFailure != "" {
 		condition = operatorv1.OperatorCondition{Type: ConditionType, Status: operatorv1.ConditionTrue, Reason: reasonRolloutFailed, Message: boundMessage(rolloutFailure)}
 	}
-	if _, _, err := v1helpers.UpdateStatus(ctx, c.operatorClient,
-		func(status *operatorv1.OperatorStatus) error {
-			resourcemerge.SetDeploymentGeneration(&status.Generations, d)
-			return nil
-		},
-		v1helpers.UpdateConditionFn(condition),
-	); err != nil {
+	if err := c.setCondition(ctx, ss, condition, func(status *operatorv1.OperatorStatus) error {
+		resourcemerge.SetDeploymentGeneration(&status.Generations, d)
+		return nil
+	}); err != nil {
 		return err
+	}
+	if ss.Status.ConfigHash != "" && ss.Status.ConfigHash != objs.ConfigHash && rolloutFailure == "" {
+		c.recorderOn(ss).Eventf("ConfigurationChanged", "rolling out the merged configuration in ConfigMap %s (schedulerNames %s)",
+			render.ConfigMapNameFor(objs.ConfigHash), strings.Join(objs.SchedulerNames, ", "))
 	}
 	if slices.Equal(ss.Status.SchedulerNames, objs.SchedulerNames) && ss.Status.ConfigHash == objs.ConfigHash &&
 		equality.Semantic.DeepEqual(ss.Status.LastKnownGood, history.LastKnownGood) &&

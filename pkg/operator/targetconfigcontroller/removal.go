@@ -5,7 +5,6 @@ import (
 	"errors"
 
 	"github.com/openshift/library-go/pkg/operator/events"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render"
@@ -17,16 +16,8 @@ import (
 // own ConfigMap, which must survive a Removed/Managed round trip.
 func (c *targetConfigController) deleteOperand(ctx context.Context, recorder events.Recorder, userConfig string) error {
 	ns := render.OperandNamespace
-	operand := c.kubeInformers.InformersFor(ns)
 	return errors.Join(
-		deleteIfCached(ctx, recorder, "Deployment", ns+"/"+render.OperandName,
-			func() error {
-				_, err := operand.Apps().V1().Deployments().Lister().Deployments(ns).Get(render.OperandName)
-				return err
-			},
-			func() error {
-				return c.kubeClient.AppsV1().Deployments(ns).Delete(ctx, render.OperandName, metav1.DeleteOptions{})
-			}),
+		deleteIfCached(ctx, recorder, "Deployment", ns, render.OperandName, c.deployments.Get, c.kubeClient.AppsV1().Deployments(ns)),
 		c.deleteConfigMaps(ctx, recorder, userConfig),
 		c.deleteExtraRBAC(ctx, recorder),
 		c.deleteExtraClusterRBAC(ctx, recorder),

@@ -308,9 +308,7 @@ func (c *targetConfigController) pruneConfigMaps(ctx context.Context, recorder e
 
 func (c *targetConfigController) deleteConfigMap(ctx context.Context, recorder events.Recorder, name string) error {
 	ns := render.OperandNamespace
-	return deleteIfCached(ctx, recorder, "ConfigMap", ns+"/"+name,
-		func() error { _, err := c.configMapLister.Get(name); return err },
-		func() error { return c.kubeClient.CoreV1().ConfigMaps(ns).Delete(ctx, name, metav1.DeleteOptions{}) })
+	return deleteIfCached(ctx, recorder, "ConfigMap", ns, name, c.configMapLister.Get, c.kubeClient.CoreV1().ConfigMaps(ns))
 }
 
 // writtenRollout is the rollout record this controller last decided for the

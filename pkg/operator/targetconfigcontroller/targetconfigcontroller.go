@@ -15,12 +15,15 @@ import (
 	"github.com/openshift/library-go/pkg/operator/events"
 	"github.com/openshift/library-go/pkg/operator/resource/resourceapply"
 	"github.com/openshift/library-go/pkg/operator/v1helpers"
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	rbacv1informers "k8s.io/client-go/informers/rbac/v1"
 	"k8s.io/client-go/kubernetes"
 	appsv1listers "k8s.io/client-go/listers/apps/v1"
 	corev1listers "k8s.io/client-go/listers/core/v1"
 	rbacv1listers "k8s.io/client-go/listers/rbac/v1"
+	"k8s.io/utils/clock"
 
 	secondaryschedulerv1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1"
 	secondaryschedulerclient "github.com/openshift/secondary-scheduler-operator/pkg/generated/clientset/versioned/typed/operator/v1"
@@ -44,6 +47,9 @@ const (
 	reasonInvalidInput = "InvalidInput"
 	reasonRBACRefused  = "RBACRefused"
 	reasonApplyFailed  = "ApplyFailed"
+
+	// EventSource is the component of the events recorded on the SecondaryScheduler.
+	EventSource = "secondary-scheduler-operator"
 )
 
 type targetConfigController struct {
@@ -62,6 +68,8 @@ type targetConfigController struct {
 	deleteStatic func(ctx context.Context, recorder events.Recorder) error
 	// written is the rollout record last written (one worker: no locking).
 	written *writtenRollout
+	// recorderOn records events on the SecondaryScheduler itself.
+	recorderOn func(*secondaryschedulerv1.SecondaryScheduler) events.Recorder
 }
 
 // NewTargetConfigController returns the controller. kubeClient should read
@@ -91,6 +99,7 @@ func NewTargetConfigController(
 		secretLister:    operand.Core().V1().Secrets().Lister().Secrets(render.OperandNamespace),
 		kubeInformers:   kubeInformers,
 		deleteStatic:    deleteStatic,
+		recorderOn:      onSecondaryScheduler(kubeClient),
 	}
 	return factory.New().
 		WithInformers(
@@ -128,18 +137,19 @@ func (c *targetConfigController) sync(ctx context.Context, syncCtx factory.SyncC
 	}
 	switch ss.Spec.ManagementState {
 	case operatorv1.Unmanaged:
+		metrics.ForgetConfigValid()
 		return nil
 	case operatorv1.Removed:
+		metrics.ForgetConfigValid()
 		if err := c.deleteOperand(ctx, recorder, ss.Spec.SchedulerConfig); err != nil {
-			return errors.Join(err, c.setDegraded(ctx, reasonApplyFailed, "removing the secondary scheduler: "+err.Error()))
+			return errors.Join(err, c.setDegraded(ctx, ss, reasonApplyFailed, "removing the secondary scheduler: "+err.Error()))
 		}
 		// Nothing runs, so nothing is degraded: an earlier complaint must not
 		// keep the ClusterOperator Degraded and its alert firing.
-		_, _, err := v1helpers.UpdateStatus(ctx, c.operatorClient, v1helpers.UpdateConditionFn(operatorv1.OperatorCondition{
+		return c.setCondition(ctx, ss, operatorv1.OperatorCondition{
 			Type: ConditionType, Status: operatorv1.ConditionFalse, Reason: "Removed",
 			Message: "managementState is Removed: the secondary scheduler and its configuration are deleted",
-		}))
-		return err
+		})
 	}
 	if err := c.operatorClient.EnsureFinalizer(ctx, CleanupFinalizer); err != nil {
 		return err
@@ -150,9 +160,9 @@ func (c *targetConfigController) sync(ctx context.Context, syncCtx factory.SyncC
 	if err != nil {
 		if render.IsInputError(err) {
 			// Nothing to retry until the input changes; the informers requeue then.
-			return c.setDegraded(ctx, reasonInvalidInput, err.Error()+"\nThe running scheduler is left as it is until this is fixed.")
+			return c.setDegraded(ctx, ss, reasonInvalidInput, err.Error()+"\nThe running scheduler is left as it is until this is fixed.")
 		}
-		return errors.Join(err, c.setDegraded(ctx, reasonApplyFailed, err.Error()))
+		return errors.Join(err, c.setDegraded(ctx, ss, reasonApplyFailed, err.Error()))
 	}
 
 	refused, err := c.checkGrantable(ss)
@@ -161,9 +171,16 @@ func (c *targetConfigController) sync(ctx context.Context, syncCtx factory.SyncC
 	}
 	if len(refused) > 0 {
 		// Nothing is applied; the informers requeue when the spec or the role changes.
-		return c.setDegraded(ctx, reasonRBACRefused, strings.Join(refused, "\n")+"\nNothing was applied; the running scheduler is left as it is.")
+		return c.setDegraded(ctx, ss, reasonRBACRefused, strings.Join(refused, "\n")+"\nNothing was applied; the running scheduler is left as it is.")
 	}
 
+	return c.rollOut(ctx, recorder, ss, objs)
+}
+
+// rollOut applies a rendered, permitted configuration: the rollout record
+// first, then a rollback if the last rollout failed, then RBAC, ConfigMap and
+// Deployment, then status.
+func (c *targetConfigController) rollOut(ctx context.Context, recorder events.Recorder, ss *secondaryschedulerv1.SecondaryScheduler, objs *render.Objects) error {
 	history, err := c.recordRollout(ss, objs.TemplateHash)
 	if err != nil {
 		return err
@@ -175,7 +192,7 @@ func (c *targetConfigController) sync(ctx context.Context, syncCtx factory.SyncC
 	decision := decideRollout(objs, &history.status, c.configMapExists)
 	if decision.rollbackTo != "" {
 		if objs, err = c.render(ss, decision.rollbackTo); err != nil {
-			return errors.Join(err, c.setDegraded(ctx, reasonApplyFailed, err.Error()))
+			return errors.Join(err, c.setDegraded(ctx, ss, reasonApplyFailed, err.Error()))
 		}
 		if pinned := history.observed; pinned.failure != "" && pinned.current.TemplateHash != objs.TemplateHash {
 			decision.degraded += "\nThe rolled-back pods fail too: " + pinned.failure
@@ -185,21 +202,45 @@ func (c *targetConfigController) sync(ctx context.Context, syncCtx factory.SyncC
 	// RBAC first: a scheduler or sidecar that needs a new rule must not roll before it has it.
 	if err := c.applyExtraRBAC(ctx, recorder, objs); err != nil {
 		if apierrors.IsForbidden(err) {
-			return errors.Join(err, c.setDegraded(ctx, reasonRBACRefused, rbacRefusedMessage(err)))
+			return errors.Join(err, c.setDegraded(ctx, ss, reasonRBACRefused, rbacRefusedMessage(err)))
 		}
-		return errors.Join(err, c.setDegraded(ctx, reasonApplyFailed, err.Error()))
+		return errors.Join(err, c.setDegraded(ctx, ss, reasonApplyFailed, err.Error()))
 	}
 	if _, _, err := resourceapply.ApplyConfigMap(ctx, c.kubeClient.CoreV1(), recorder, objs.ConfigMap); err != nil {
-		return errors.Join(err, c.setDegraded(ctx, reasonApplyFailed, fmt.Sprintf("applying ConfigMap %s/%s: %v", objs.ConfigMap.Namespace, objs.ConfigMap.Name, err)))
+		return errors.Join(err, c.setDegraded(ctx, ss, reasonApplyFailed, fmt.Sprintf("applying ConfigMap %s/%s: %v", objs.ConfigMap.Namespace, objs.ConfigMap.Name, err)))
 	}
 	deployment, err := c.applyDeployment(ctx, recorder, objs)
 	if err != nil {
-		return errors.Join(err, c.setDegraded(ctx, reasonApplyFailed, fmt.Sprintf("applying Deployment %s/%s: %v", objs.Deployment.Namespace, objs.Deployment.Name, err)))
+		if msg, ok := refusedSpecFields(ss, objs, err); ok {
+			// Nothing to retry until the spec changes; the informers requeue then.
+			return c.setDegraded(ctx, ss, reasonInvalidInput, msg+"\nThe running scheduler is left as it is until this is fixed.")
+		}
+		return errors.Join(err, c.setDegraded(ctx, ss, reasonApplyFailed, fmt.Sprintf("applying Deployment %s/%s: %v", objs.Deployment.Namespace, objs.Deployment.Name, err)))
 	}
 	if err := c.pruneConfigMaps(ctx, recorder, ss, objs, deployment, &history.status); err != nil {
-		return errors.Join(err, c.setDegraded(ctx, reasonApplyFailed, err.Error()))
+		return errors.Join(err, c.setDegraded(ctx, ss, reasonApplyFailed, err.Error()))
 	}
 	return c.updateStatus(ctx, ss, objs, deployment, &history.status, decision.degraded)
+}
+
+// refusedSpecFields turns the API server's refusal of the Deployment into the
+// SecondaryScheduler fields the user wrote (sidecars, init containers,
+// volumes): the API server's own validation of a container, reported where the
+// user can find it. ok is false when a refused field is not one of those.
+func refusedSpecFields(ss *secondaryschedulerv1.SecondaryScheduler, objs *render.Objects, err error) (string, bool) {
+	var status apierrors.APIStatus
+	if !apierrors.IsInvalid(err) || !errors.As(err, &status) || status.Status().Details == nil || len(status.Status().Details.Causes) == 0 {
+		return "", false
+	}
+	var lines []string
+	for _, cause := range status.Status().Details.Causes {
+		field, ok := render.SpecField(ss, objs, cause.Field)
+		if !ok {
+			return "", false
+		}
+		lines = append(lines, fmt.Sprintf("SecondaryScheduler %s: %s: %s", ss.Name, field, cause.Message))
+	}
+	return strings.Join(lines, "\n"), true
 }
 
 // render gathers the inputs from the caches and renders; rollbackTo pins the
@@ -227,14 +268,60 @@ func (c *targetConfigController) render(ss *secondaryschedulerv1.SecondarySchedu
 	return render.Render(in)
 }
 
-func (c *targetConfigController) setDegraded(ctx context.Context, reason, message string) error {
-	_, _, err := v1helpers.UpdateStatus(ctx, c.operatorClient, v1helpers.UpdateConditionFn(operatorv1.OperatorCondition{
+func (c *targetConfigController) setDegraded(ctx context.Context, ss *secondaryschedulerv1.SecondaryScheduler, reason, message string) error {
+	return c.setCondition(ctx, ss, operatorv1.OperatorCondition{
 		Type:    ConditionType,
 		Status:  operatorv1.ConditionTrue,
 		Reason:  reason,
 		Message: boundMessage(message),
-	}))
-	return err
+	})
+}
+
+// setCondition writes this controller's condition (and what more adds) and,
+// when the condition changes, tells the SecondaryScheduler's users: a Warning
+// for a new problem they must fix, an event when it is resolved.
+func (c *targetConfigController) setCondition(ctx context.Context, ss *secondaryschedulerv1.SecondaryScheduler,
+	condition operatorv1.OperatorCondition, more ...v1helpers.UpdateStatusFunc) error {
+	var previous operatorv1.OperatorCondition
+	remember := func(status *operatorv1.OperatorStatus) error {
+		if old := v1helpers.FindOperatorCondition(status.Conditions, condition.Type); old != nil {
+			previous = *old
+		}
+		return nil
+	}
+	updates := append([]v1helpers.UpdateStatusFunc{remember, v1helpers.UpdateConditionFn(condition)}, more...)
+	if _, _, err := v1helpers.UpdateStatus(ctx, c.operatorClient, updates...); err != nil {
+		return err
+	}
+	recorder := c.recorderOn(ss)
+	switch {
+	case condition.Status == operatorv1.ConditionTrue &&
+		(previous.Status != operatorv1.ConditionTrue || previous.Reason != condition.Reason || previous.Message != condition.Message):
+		recorder.Warning(condition.Reason, condition.Message)
+	case condition.Status != operatorv1.ConditionTrue && previous.Status == operatorv1.ConditionTrue:
+		recorder.Eventf("Resolved", "%s no longer applies: %s", previous.Reason, resolution(condition))
+	}
+	return nil
+}
+
+// resolution says, for an event, why a condition is no longer a problem.
+func resolution(condition operatorv1.OperatorCondition) string {
+	if condition.Message != "" {
+		return condition.Message
+	}
+	return "the configuration is valid and rolled out"
+}
+
+// onSecondaryScheduler records events on the SecondaryScheduler, where
+// `kubectl describe secondaryscheduler cluster` shows them. Events of a
+// cluster-scoped object live in the default namespace.
+func onSecondaryScheduler(kubeClient kubernetes.Interface) func(*secondaryschedulerv1.SecondaryScheduler) events.Recorder {
+	return func(ss *secondaryschedulerv1.SecondaryScheduler) events.Recorder {
+		return events.NewKubeRecorder(kubeClient.CoreV1().Events(metav1.NamespaceDefault), EventSource, &corev1.ObjectReference{
+			APIVersion: secondaryschedulerv1.SchemeGroupVersion.String(), Kind: "SecondaryScheduler",
+			Name: ss.Name, UID: ss.UID, ResourceVersion: ss.ResourceVersion,
+		}, clock.RealClock{})
+	}
 }
 
 // maxConditionMessage keeps a condition readable in `oc describe` and the

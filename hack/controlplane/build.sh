@@ -1,7 +1,12 @@
 #!/usr/bin/env bash
 # Builds a real Kubernetes control plane from Go modules into
 # _output/controlplane/bin: kube-apiserver, kube-controller-manager,
-# kube-scheduler, kubectl, etcd and kwok, plus the kwok "fast" stages file.
+# kube-scheduler, kubectl, etcd and kwok, plus the kwok "fast" stages file;
+# and what users run beside it: scheduler-plugins' scheduler
+# (bin/scheduler-plugins), with the CRDs of its plugins from its own module
+# (_output/controlplane/crds), and the KEP-159 scheduler simulator
+# (bin/simulator, with the config.yaml it reads from its working directory in
+# _output/controlplane/simulator).
 #
 #   hack/controlplane/build.sh [--envtest-only]
 #
@@ -28,7 +33,7 @@ esac
 if ${envtest_only}; then
   wanted=(kube-apiserver etcd kubectl)
 else
-  wanted=(kube-apiserver etcd kubectl kube-controller-manager kube-scheduler kwok)
+  wanted=(kube-apiserver etcd kubectl kube-controller-manager kube-scheduler kwok scheduler-plugins simulator)
 fi
 
 # Read the pins from the committed go.mod files (cheap: no module graph load).
@@ -36,17 +41,22 @@ modver() { awk -v m="$1" '$1 == m { print $2 } $1 == "require" && $2 == m { prin
 kube_version=$(modver k8s.io/kubernetes "${here}/go.mod")
 etcd_version=$(modver go.etcd.io/etcd/server/v3 "${here}/go.mod")
 kwok_version=$(modver sigs.k8s.io/kwok "${here}/kwok/go.mod")
-for v in kube_version etcd_version kwok_version; do
+plugins_version=$(modver sigs.k8s.io/scheduler-plugins "${here}/scheduler-plugins/go.mod")
+simulator_version=$(modver sigs.k8s.io/kube-scheduler-simulator/simulator "${here}/simulator/go.mod")
+for v in kube_version etcd_version kwok_version plugins_version simulator_version; do
   [[ -n "${!v}" ]] || { echo "build.sh: cannot read ${v} from go.mod" >&2; exit 1; }
 done
 
 # Anything that changes the output changes the stamp: the pins, the checksums
 # of every dependency, this script (flags) and the Go toolchain.
 inputs_hash=$(cat "${here}/go.mod" "${here}/go.sum" "${here}/kwok/go.mod" "${here}/kwok/go.sum" \
+  "${here}/scheduler-plugins/go.mod" "${here}/scheduler-plugins/go.sum" "${here}/simulator/go.mod" "${here}/simulator/go.sum" \
   "${BASH_SOURCE[0]}" | sha256sum | cut -d' ' -f1)
 key="kubernetes ${kube_version}
 etcd ${etcd_version}
 kwok ${kwok_version}
+scheduler-plugins ${plugins_version}
+simulator ${simulator_version}
 go $(go env GOVERSION)
 inputs ${inputs_hash}"
 
@@ -54,9 +64,13 @@ inputs ${inputs_hash}"
 fresh() { [[ -e "$2" && -f "${stamps}/$1" && "$(< "${stamps}/$1")" == "${key}" ]]; }
 stale=()
 for b in "${wanted[@]}"; do fresh "${b}" "${bin}/${b}" || stale+=("${b}"); done
-if ! ${envtest_only} && ! fresh kwok-stages.yaml "${out}/kwok-stages.yaml"; then stale+=(kwok-stages.yaml); fi
+if ! ${envtest_only}; then
+  fresh kwok-stages.yaml "${out}/kwok-stages.yaml" || stale+=(kwok-stages.yaml)
+  fresh plugin-crds "${out}/crds" || stale+=(plugin-crds)
+  fresh simulator-config "${out}/simulator/config.yaml" || stale+=(simulator-config)
+fi
 if [[ ${#stale[@]} -eq 0 ]]; then
-  echo "controlplane: up to date in ${bin} (kubernetes ${kube_version}, etcd ${etcd_version}, kwok ${kwok_version})"
+  echo "controlplane: up to date in ${bin} (kubernetes ${kube_version}, etcd ${etcd_version}, kwok ${kwok_version}, scheduler-plugins ${plugins_version}, simulator ${simulator_version})"
   exit 0
 fi
 echo "controlplane: to build: ${stale[*]}"
@@ -93,6 +107,8 @@ for b in "${wanted[@]}"; do
   case "${b}" in
     etcd) build etcd "${here}" go.etcd.io/etcd/server/v3 "-s -w" ;;
     kwok) build kwok "${here}/kwok" sigs.k8s.io/kwok/cmd/kwok "-s -w" ;;
+    scheduler-plugins) build scheduler-plugins "${here}/scheduler-plugins" sigs.k8s.io/scheduler-plugins/cmd/scheduler "-s -w" ;;
+    simulator) build simulator "${here}/simulator" sigs.k8s.io/kube-scheduler-simulator/simulator "-s -w" ;;
     *) build "${b}" "${here}" "k8s.io/kubernetes/cmd/${b}" "${kube_ldflags}" ;;
   esac
 done
@@ -113,6 +129,34 @@ if ! ${envtest_only} && ! fresh kwok-stages.yaml "${out}/kwok-stages.yaml"; then
   mv "${out}/kwok-stages.yaml.tmp" "${out}/kwok-stages.yaml"
   echo "${key}" > "${stamps}/kwok-stages.yaml"
   echo "controlplane: wrote ${out}/kwok-stages.yaml"
+fi
+
+if ! ${envtest_only} && ! fresh plugin-crds "${out}/crds"; then
+  # The CRDs of the plugins the examples use (PodGroup for Coscheduling,
+  # ElasticQuota for CapacityScheduling), as scheduler-plugins ships them.
+  plugins_dir=$(cd "${here}/scheduler-plugins" && go mod download -json sigs.k8s.io/scheduler-plugins | awk -F'"' '$2 == "Dir" { print $4 }')
+  [[ -d "${plugins_dir}" ]] || { echo "build.sh: cannot locate the sigs.k8s.io/scheduler-plugins module" >&2; exit 1; }
+  rm -rf "${out}/crds.tmp" && mkdir -p "${out}/crds.tmp"
+  cp "${plugins_dir}/manifests/coscheduling/crd.yaml" "${out}/crds.tmp/podgroups.yaml"
+  cp "${plugins_dir}/manifests/capacityscheduling/crd.yaml" "${out}/crds.tmp/elasticquotas.yaml"
+  chmod u+w "${out}"/crds.tmp/*.yaml
+  rm -rf "${out}/crds" && mv "${out}/crds.tmp" "${out}/crds"
+  echo "${key}" > "${stamps}/plugin-crds"
+  echo "controlplane: wrote the scheduler-plugins CRDs to ${out}/crds"
+fi
+
+if ! ${envtest_only} && ! fresh simulator-config "${out}/simulator/config.yaml"; then
+  # The simulator reads ./config.yaml and exits without it; its image ships the
+  # module's own as /config.yaml and runs from /. Environment variables
+  # override it.
+  simulator_dir=$(cd "${here}/simulator" && go mod download -json sigs.k8s.io/kube-scheduler-simulator/simulator | awk -F'"' '$2 == "Dir" { print $4 }')
+  [[ -f "${simulator_dir}/config.yaml" ]] || { echo "build.sh: no config.yaml in the sigs.k8s.io/kube-scheduler-simulator/simulator module" >&2; exit 1; }
+  mkdir -p "${out}/simulator"
+  cp "${simulator_dir}/config.yaml" "${out}/simulator/config.yaml.tmp"
+  chmod u+w "${out}/simulator/config.yaml.tmp"
+  mv "${out}/simulator/config.yaml.tmp" "${out}/simulator/config.yaml"
+  echo "${key}" > "${stamps}/simulator-config"
+  echo "controlplane: wrote ${out}/simulator/config.yaml"
 fi
 
 echo "controlplane: done in $((SECONDS - total_start))s; binaries in ${bin}"

@@ -292,10 +292,11 @@ func (c *cluster) playKubelet(t *testing.T) *runningScheduler {
 	r := &runningScheduler{}
 	framework.RunInBackground(t, func(ctx context.Context) {
 		err := operandrunner.Run(ctx, operandrunner.Options{
-			Admin:         c.config,
-			KubeScheduler: filepath.Join(c.bin, "kube-scheduler"),
-			Dir:           dir,
-			Logf:          t.Logf,
+			Admin:            c.config,
+			KubeScheduler:    filepath.Join(c.bin, "kube-scheduler"),
+			SchedulerPlugins: filepath.Join(c.bin, "scheduler-plugins"),
+			Dir:              dir,
+			Logf:             t.Logf,
 		}, func(s *operandrunner.Scheduler) {
 			r.mu.Lock()
 			defer r.mu.Unlock()

@@ -17,11 +17,11 @@ import (
 const simulatorsNamespace = "simulators"
 
 // TestSimulatorExamples: `kubectl apply -f examples/simulators/` is accepted,
-// the operator's simulator controller gives every Simulator its Pod and Service,
+// the operator's simulator controller gives every Simulator its Pod, Service and NetworkPolicy,
 // and each whose Pod can be scheduled here reaches phase Available with its
 // kube-apiserver URL (kwok marks the Pod ready; a Simulator whose Pod waits for
 // a PersistentVolumeClaim stays Creating: this control plane provisions no
-// volumes). Deleting a Simulator deletes its Pod and Service (owner
+// volumes). Deleting a Simulator deletes its Pod, Service and NetworkPolicy (owner
 // references, collected by kube-controller-manager's garbage collector).
 func TestSimulatorExamples(t *testing.T) {
 	c := needCluster(t)
@@ -43,12 +43,15 @@ func TestSimulatorExamples(t *testing.T) {
 	for _, sim := range sims.Items {
 		t.Run(sim.Name, func(t *testing.T) {
 			var pod *corev1.Pod
-			framework.WaitForWithin(ctx, t, reconcileTimeout, "the Simulator's Pod and Service", func() (bool, error) {
+			framework.WaitForWithin(ctx, t, reconcileTimeout, "the Simulator's Pod, Service and NetworkPolicy", func() (bool, error) {
 				var err error
 				if pod, err = c.simulatorPod(ctx, sim.Name); err != nil || pod == nil {
 					return false, err
 				}
-				_, err = c.admin.Kube.CoreV1().Services(simulatorsNamespace).Get(ctx, sim.Name, metav1.GetOptions{})
+				if _, err = c.admin.Kube.CoreV1().Services(simulatorsNamespace).Get(ctx, sim.Name, metav1.GetOptions{}); err != nil {
+					return false, err
+				}
+				_, err = c.admin.Kube.NetworkingV1().NetworkPolicies(simulatorsNamespace).Get(ctx, sim.Name, metav1.GetOptions{})
 				return err == nil, err
 			})
 			if needsVolumeClaim(pod) {
@@ -78,12 +81,15 @@ func TestSimulatorExamples(t *testing.T) {
 	if err := c.admin.Operator.SimulationV1alpha1().Simulators(simulatorsNamespace).Delete(ctx, name, metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	framework.WaitForWithin(ctx, t, reconcileTimeout, "the garbage collector to delete the Pod and Service of Simulator "+name, func() (bool, error) {
+	framework.WaitForWithin(ctx, t, reconcileTimeout, "the garbage collector to delete the Pod, Service and NetworkPolicy of Simulator "+name, func() (bool, error) {
 		pod, err := c.simulatorPod(ctx, name)
 		if err != nil || pod != nil {
 			return false, err
 		}
-		_, err = c.admin.Kube.CoreV1().Services(simulatorsNamespace).Get(ctx, name, metav1.GetOptions{})
+		if _, err = c.admin.Kube.CoreV1().Services(simulatorsNamespace).Get(ctx, name, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+			return false, err
+		}
+		_, err = c.admin.Kube.NetworkingV1().NetworkPolicies(simulatorsNamespace).Get(ctx, name, metav1.GetOptions{})
 		if apierrors.IsNotFound(err) {
 			return true, nil
 		}

@@ -57,7 +57,10 @@
 //     answers /healthz before it has taken its lease): the runner marks the new
 //     pod not ready within that window, and the old pod keeps serving.
 //
-// Only a kube-scheduler-compatible image can be played: the binary is the
-// upstream kube-scheduler, so out-of-tree plugins (Coscheduling, Fluence ...)
-// are not available, and sidecars do not run (they are reported running).
+// The binary that plays the scheduler container follows its image
+// (Options.Binary): scheduler-plugins' image runs scheduler-plugins' scheduler
+// built from its Go module, with Coscheduling and the other out-of-tree plugins;
+// any other image runs the upstream kube-scheduler, so an image's own
+// out-of-tree plugins (Fluence ...) are not available. Sidecars do not run
+// (they are reported running).
 package operandrunner

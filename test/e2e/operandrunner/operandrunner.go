@@ -53,11 +53,46 @@ type Options struct {
 	Admin *rest.Config
 	// KubeScheduler is the path of the kube-scheduler binary.
 	KubeScheduler string
+	// SchedulerPlugins is the path of scheduler-plugins' scheduler
+	// (hack/controlplane/build.sh builds it); empty when there is none.
+	SchedulerPlugins string
 	// Dir receives one directory per pod, named after it, with the kubeconfig,
 	// token, config.yaml, log and pid file.
 	Dir string
 	// Logf reports what the runner does (nil: silent).
 	Logf func(format string, args ...interface{})
+}
+
+// SchedulerPluginsImage is the repository of scheduler-plugins' scheduler image.
+const SchedulerPluginsImage = "registry.k8s.io/scheduler-plugins/kube-scheduler"
+
+// Binary says which binary plays a scheduler image, by its repository (the tag
+// is not looked at: there is one build of each):
+//
+//   - registry.k8s.io/scheduler-plugins/kube-scheduler: Options.SchedulerPlugins,
+//     kube-scheduler with the out-of-tree plugins (Coscheduling,
+//     CapacityScheduling, Trimaran ...) registered;
+//   - any other image: Options.KubeScheduler, the upstream kube-scheduler, so
+//     an image's own out-of-tree plugins are not there.
+func (o *Options) Binary(image string) (string, error) {
+	if imageRepository(image) == SchedulerPluginsImage {
+		if o.SchedulerPlugins == "" {
+			return "", fmt.Errorf("image %s needs scheduler-plugins' scheduler, and none was given: build it with hack/controlplane/build.sh", image)
+		}
+		return o.SchedulerPlugins, nil
+	}
+	return o.KubeScheduler, nil
+}
+
+// imageRepository is image without its tag or digest.
+func imageRepository(image string) string {
+	if i := strings.Index(image, "@"); i >= 0 {
+		image = image[:i]
+	}
+	if i := strings.LastIndex(image, ":"); i > strings.LastIndex(image, "/") {
+		image = image[:i]
+	}
+	return image
 }
 
 func (o *Options) logf(format string, args ...interface{}) {
@@ -71,6 +106,8 @@ type Pod struct {
 	Name           string
 	UID            types.UID
 	ServiceAccount string
+	// Image is the scheduler container's image.
+	Image string
 	// Args are the scheduler container's arguments.
 	Args []string
 	// ConfigMap is the ConfigMap the pod's volume secondary-scheduler-config names.
@@ -119,7 +156,7 @@ func ReadPod(ctx context.Context, kube kubernetes.Interface, pod *corev1.Pod) (*
 	if sa == "" {
 		sa = "default"
 	}
-	return &Pod{Name: pod.Name, UID: pod.UID, ServiceAccount: sa, Args: container.Args, ConfigMap: cmName, Config: []byte(config)}, nil
+	return &Pod{Name: pod.Name, UID: pod.UID, ServiceAccount: sa, Image: container.Image, Args: container.Args, ConfigMap: cmName, Config: []byte(config)}, nil
 }
 
 // Scheduler is one run of the kube-scheduler process of a pod.
@@ -168,24 +205,28 @@ func Start(ctx context.Context, o Options, pod *Pod) (*Scheduler, error) {
 		return nil, fmt.Errorf("config.yaml of ConfigMap %s: %w", pod.ConfigMap, err)
 	}
 	args := SchedulerArgs(pod.Args, configPath, kubeconfig)
+	binary, err := o.Binary(pod.Image)
+	if err != nil {
+		return nil, err
+	}
 
 	logPath := filepath.Join(dir, LogFile)
 	logFile, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
 		return nil, err
 	}
-	fmt.Fprintf(logFile, "=== operandrunner: pod %s: starting %s %s\n", pod.Name, o.KubeScheduler, strings.Join(args, " "))
+	fmt.Fprintf(logFile, "=== operandrunner: pod %s: starting %s %s\n", pod.Name, binary, strings.Join(args, " "))
 	var offset int64
 	if fi, err := logFile.Stat(); err == nil {
 		offset = fi.Size()
 	}
-	cmd := exec.Command(o.KubeScheduler, args...)
+	cmd := exec.Command(binary, args...)
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	// Never outlive the harness: a test that dies must not leave a scheduler.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	if err := cmd.Start(); err != nil {
 		logFile.Close()
-		return nil, fmt.Errorf("starting %s: %w", o.KubeScheduler, err)
+		return nil, fmt.Errorf("starting %s: %w", binary, err)
 	}
 	pidPath := filepath.Join(dir, PIDFile)
 	_ = os.WriteFile(pidPath, []byte(strconv.Itoa(cmd.Process.Pid)+"\n"), 0o600)
@@ -202,7 +243,7 @@ func Start(ctx context.Context, o Options, pod *Pod) (*Scheduler, error) {
 		close(s.done)
 	}()
 	go s.refreshToken(refreshCtx, o, kube, tokenPath, expires)
-	o.logf("pod %s: kube-scheduler started (pid %d, ConfigMap %s), log %s", pod.Name, cmd.Process.Pid, pod.ConfigMap, logPath)
+	o.logf("pod %s: %s started (pid %d, ConfigMap %s), log %s", pod.Name, filepath.Base(binary), cmd.Process.Pid, pod.ConfigMap, logPath)
 	return s, nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"sigs.k8s.io/yaml"
@@ -63,5 +64,26 @@ func TestWriteConfigPointsAtTheKubeconfig(t *testing.T) {
 	want["clientConnection"].(map[string]interface{})["kubeconfig"] = "/d/kubeconfig"
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("wrote %v, want %v", got, want)
+	}
+}
+
+func TestBinaryFollowsTheImage(t *testing.T) {
+	o := Options{KubeScheduler: "/bin/kube-scheduler", SchedulerPlugins: "/bin/scheduler-plugins"}
+	for image, want := range map[string]string{
+		"registry.k8s.io/scheduler-plugins/kube-scheduler:v0.34.7":           "/bin/scheduler-plugins",
+		"registry.k8s.io/scheduler-plugins/kube-scheduler@sha256:0123":       "/bin/scheduler-plugins",
+		"registry.k8s.io/scheduler-plugins/kube-scheduler:v0.33.5@sha256:01": "/bin/scheduler-plugins",
+		"registry.k8s.io/kube-scheduler:v1.36.2":                             "/bin/kube-scheduler",
+		"quay.io/cniv/fluence:latest":                                        "/bin/kube-scheduler",
+		"registry.k8s.io/scheduler-plugins/controller:v0.34.7":               "/bin/kube-scheduler",
+		"localhost:5000/scheduler-plugins/kube-scheduler":                    "/bin/kube-scheduler",
+	} {
+		if got, err := o.Binary(image); err != nil || got != want {
+			t.Errorf("Binary(%s) = %q, %v; want %q", image, got, err, want)
+		}
+	}
+	o.SchedulerPlugins = ""
+	if _, err := o.Binary("registry.k8s.io/scheduler-plugins/kube-scheduler:v0.34.7"); err == nil || !strings.Contains(err.Error(), "hack/controlplane/build.sh") {
+		t.Errorf("without the binary: %v, want an error saying how to build it", err)
 	}
 }

@@ -25,6 +25,7 @@ import (
 func main() {
 	kubeconfig := flag.String("kubeconfig", os.Getenv("KUBECONFIG"), "kubeconfig of a user who may read the operand's pods and ConfigMaps, update and delete its pods and request ServiceAccount tokens")
 	binary := flag.String("kube-scheduler", "", "path of the kube-scheduler binary")
+	plugins := flag.String("scheduler-plugins", "", "path of scheduler-plugins' scheduler, for pods of its image (optional)")
 	dir := flag.String("dir", "", "directory for one directory per pod with its kubeconfig, token, config.yaml, log and pid file")
 	flag.Parse()
 	if *kubeconfig == "" || *binary == "" || *dir == "" || flag.NArg() > 0 {
@@ -39,10 +40,11 @@ func main() {
 	defer stop()
 	log.SetPrefix("run-operand: ")
 	err = operandrunner.Run(ctx, operandrunner.Options{
-		Admin:         admin,
-		KubeScheduler: *binary,
-		Dir:           *dir,
-		Logf:          log.Printf,
+		Admin:            admin,
+		KubeScheduler:    *binary,
+		SchedulerPlugins: *plugins,
+		Dir:              *dir,
+		Logf:             log.Printf,
 	}, nil)
 	if err != nil {
 		log.Fatal(err)

@@ -59,7 +59,8 @@ install_manifests "${openshift}"
 operator_kubeconfig "${dir}/operator.kubeconfig"
 listen="127.0.0.1:$(free_port)"
 export OPERATOR_IMAGE_VERSION=0.0.1-e2e
-start_operator "${dir}/operator.kubeconfig" "${listen}" "${dir}/operator.log" "${dir}/operator.pid"
+# Unserved pods are reported after 5 s instead of 2 min, so that the test of it is short.
+start_operator "${dir}/operator.kubeconfig" "${listen}" "${dir}/operator.log" "${dir}/operator.pid" --unserved-pod-grace=5s
 if [[ "${openshift}" == true ]]; then
   # What an install needs: with only the default SecondaryScheduler (Removed),
   # the ClusterOperator reports Available and the operator's version.

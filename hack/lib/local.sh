@@ -104,12 +104,14 @@ operator_kubeconfig() {
 
 # start_operator KUBECONFIG LISTEN LOG PIDFILE: runs the operator in the
 # background and waits until its /healthz answers.
+# start_operator KUBECONFIG LISTEN LOGFILE PIDFILE [OPERATOR FLAGS...]
 start_operator() {
   local kubeconfig=$1 listen=$2 logfile=$3 pidfile=$4 pid
+  shift 4
   log "starting the operator: secondary-scheduler-operator operator --listen=${listen} (log ${logfile})"
   OPERATOR_IMAGE_VERSION="${OPERATOR_IMAGE_VERSION:-0.0.1-local}" \
     "${root}/_output/bin/secondary-scheduler-operator" operator \
-    --kubeconfig="${kubeconfig}" --namespace="${operator_namespace}" --listen="${listen}" -v=2 \
+    --kubeconfig="${kubeconfig}" --namespace="${operator_namespace}" --listen="${listen}" -v=2 "$@" \
     > "${logfile}" 2>&1 &
   pid=$!
   echo "${pid}" > "${pidfile}"

@@ -34,6 +34,8 @@ func newOperatorCommand() *cobra.Command {
 		NewCommandWithContext(context.Background())
 	c.Use = "operator"
 	c.Short = "Start the operator"
+	c.Flags().DurationVar(&operator.UnservedPodGrace, "unserved-pod-grace", operator.UnservedPodGrace,
+		"how long a pending pod of a schedulerName other than default-scheduler may wait before it is reported as unserved")
 	return c
 }
 

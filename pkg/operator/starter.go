@@ -30,6 +30,7 @@ import (
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/simulatorcontroller"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/staticresources"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/targetconfigcontroller"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/unservedpodscontroller"
 )
 
 const (
@@ -41,6 +42,10 @@ const (
 
 // RunOperator builds the clients and informers, constructs every controller and
 // runs them until ctx ends.
+// UnservedPodGrace is how long a pod waits for its scheduler before the unserved
+// pods controller reports it (the operator command's --unserved-pod-grace).
+var UnservedPodGrace = unservedpodscontroller.DefaultGrace
+
 func RunOperator(ctx context.Context, cc *controllercmd.ControllerContext) error {
 	// client-go's default of 5 requests/s would take minutes to roll out many Simulators.
 	kubeConfig := withRateLimits(cc.ProtoKubeConfig)
@@ -62,6 +67,8 @@ func RunOperator(ctx context.Context, cc *controllercmd.ControllerContext) error
 	cachedKubeClient := operatorclient.NewCachedKubeClient(kubeClient, kubeInformers)
 	crInformers := externalversions.NewSharedInformerFactory(crClient, resync)
 	simulatorObjects := informers.NewSharedInformerFactoryWithOptions(kubeClient, resync, simulatorcontroller.InformerOption())
+	// Only pending, unbound pods of schedulers other than the default one.
+	waitingPods := informers.NewSharedInformerFactoryWithOptions(kubeClient, resync, informers.WithTweakListOptions(unservedpodscontroller.PodListOptions))
 	grantableRole := operatorclient.NewNamedClusterRoleInformers(kubeClient, targetconfigcontroller.GrantableClusterRole)
 
 	openShift, err := operatorclient.HasOpenShiftConfigAPI(kubeClient.Discovery())
@@ -82,6 +89,8 @@ func RunOperator(ctx context.Context, cc *controllercmd.ControllerContext) error
 		// Conditions of earlier releases that nothing sets any more.
 		staleconditions.NewRemoveStaleConditionsController(operatorName, staticresources.FormerConditionTypes, operatorClient, cc.EventRecorder),
 		operandstatuscontroller.NewOperandStatusController(operatorClient, kubeInformers, versions, cc.EventRecorder),
+		unservedpodscontroller.New(operatorClient, crInformers.Operator().V1().SecondarySchedulers(), waitingPods.Core().V1().Pods(),
+			kubeInformers.InformersFor(operatorclient.OperandNamespace).Apps().V1().Deployments(), kubeClient, UnservedPodGrace, cc.EventRecorder),
 	}
 	var configInformers configinformers.SharedInformerFactory
 	if openShift {
@@ -100,7 +109,7 @@ func RunOperator(ctx context.Context, cc *controllercmd.ControllerContext) error
 		NetworkPolicies: simulatorObjects.Networking().V1().NetworkPolicies(),
 	}, cc.EventRecorder)
 
-	for _, start := range []func(<-chan struct{}){dynamicInformers.Start, kubeInformers.Start, crInformers.Start, simulatorObjects.Start, grantableRole.Start} {
+	for _, start := range []func(<-chan struct{}){dynamicInformers.Start, kubeInformers.Start, crInformers.Start, simulatorObjects.Start, grantableRole.Start, waitingPods.Start} {
 		start(ctx.Done())
 	}
 	if configInformers != nil {

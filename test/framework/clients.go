@@ -3,6 +3,7 @@ package framework
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 
 	configclient "github.com/openshift/client-go/config/clientset/versioned"
@@ -74,4 +75,23 @@ func (c *Clients) UpdateSecondaryScheduler(ctx context.Context, mutate func(*sec
 		_, err = client.Update(ctx, ss, metav1.UpdateOptions{})
 		return err
 	})
+}
+
+// FindEvent looks in namespace ns for an event of eventType and reason whose
+// message contains fragment, among those fieldSelector selects (for example
+// "involvedObject.kind=Pod,involvedObject.name=p", as kubectl describe finds
+// them). It fails, naming what it saw, while there is none.
+func FindEvent(ctx context.Context, kube kubernetes.Interface, ns, fieldSelector, eventType, reason, fragment string) (bool, error) {
+	events, err := kube.CoreV1().Events(ns).List(ctx, metav1.ListOptions{FieldSelector: fieldSelector})
+	if err != nil {
+		return false, err
+	}
+	var seen []string
+	for _, e := range events.Items {
+		if e.Type == eventType && e.Reason == reason && strings.Contains(e.Message, fragment) {
+			return true, nil
+		}
+		seen = append(seen, e.Type+" "+e.Reason)
+	}
+	return false, fmt.Errorf("no %s %s event with %q among %v", eventType, reason, fragment, seen)
 }

@@ -3,7 +3,6 @@ package integration
 import (
 	"context"
 	"fmt"
-	"strings"
 	"testing"
 
 	operatorv1 "github.com/openshift/api/operator/v1"
@@ -86,18 +85,7 @@ func (o *operatorUnderTest) waitForEvent(t *testing.T, eventType, reason, fragme
 		if err != nil {
 			return false, err
 		}
-		events, err := o.admin.Kube.CoreV1().Events(metav1.NamespaceDefault).List(ctx, metav1.ListOptions{
-			FieldSelector: "involvedObject.kind=SecondaryScheduler,involvedObject.uid=" + string(ss.UID)})
-		if err != nil {
-			return false, err
-		}
-		var seen []string
-		for _, e := range events.Items {
-			if e.Type == eventType && e.Reason == reason && strings.Contains(e.Message, fragment) {
-				return true, nil
-			}
-			seen = append(seen, e.Type+" "+e.Reason)
-		}
-		return false, fmt.Errorf("events %v", seen)
+		return framework.FindEvent(ctx, o.admin.Kube, metav1.NamespaceDefault,
+			"involvedObject.kind=SecondaryScheduler,involvedObject.uid="+string(ss.UID), eventType, reason, fragment)
 	})
 }

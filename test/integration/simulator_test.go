@@ -535,17 +535,8 @@ func TestSimulatorInvalidSpec(t *testing.T) {
 			})
 			// kubectl describe shows why: a Warning on the Simulator itself.
 			framework.WaitFor(context.Background(), t, "a Warning event on the Simulator", func() (bool, error) {
-				events, err := env.Admin.Kube.CoreV1().Events(ns).List(context.Background(), metav1.ListOptions{
-					FieldSelector: "involvedObject.kind=Simulator,involvedObject.name=" + tc.name})
-				if err != nil {
-					return false, err
-				}
-				for _, e := range events.Items {
-					if e.Type == corev1.EventTypeWarning && e.Reason == simulatorcontroller.ReasonInvalidSpec && strings.Contains(e.Message, tc.message) {
-						return true, nil
-					}
-				}
-				return false, fmt.Errorf("%d events, none a Warning %s naming %s", len(events.Items), simulatorcontroller.ReasonInvalidSpec, tc.message)
+				return framework.FindEvent(context.Background(), env.Admin.Kube, ns, "involvedObject.kind=Simulator,involvedObject.name="+tc.name,
+					corev1.EventTypeWarning, simulatorcontroller.ReasonInvalidSpec, tc.message)
 			})
 			pods, err := env.Admin.Kube.CoreV1().Pods(ns).List(context.Background(), metav1.ListOptions{})
 			if err != nil {

@@ -57,6 +57,13 @@ var (
 		StabilityLevel: metrics.ALPHA,
 	})
 
+	unservedPods = metrics.NewGaugeVec(&metrics.GaugeOpts{
+		Namespace:      namespace,
+		Name:           "unserved_pods",
+		Help:           "Pods pending longer than the grace period whose schedulerName no running secondary scheduler serves, by schedulerName.",
+		StabilityLevel: metrics.ALPHA,
+	}, []string{"scheduler_name"})
+
 	simulatorsDesc = metrics.NewDesc(namespace+"_simulators", "Simulators by phase (Pending, Creating, Available).",
 		[]string{"phase"}, nil, metrics.ALPHA, "")
 
@@ -66,7 +73,7 @@ var (
 // Register registers every metric once; later calls do nothing.
 func Register() {
 	registerOnce.Do(func() {
-		legacyregistry.MustRegister(buildInfo, syncs, syncDuration, configValid, operandReadyReplicas)
+		legacyregistry.MustRegister(buildInfo, syncs, syncDuration, configValid, operandReadyReplicas, unservedPods)
 		legacyregistry.CustomMustRegister(simulators)
 		v := version.Get()
 		buildInfo.WithLabelValues(v.GitVersion, v.GitCommit, v.GoVersion).Set(1)
@@ -96,6 +103,15 @@ func SetConfigValid(valid bool) {
 		configValid.WithLabelValues().Set(1)
 	} else {
 		configValid.WithLabelValues().Set(0)
+	}
+}
+
+// SetUnservedPods records the unserved pods by schedulerName; names not given
+// have none (their series are removed).
+func SetUnservedPods(bySchedulerName map[string]int) {
+	unservedPods.Reset()
+	for name, n := range bySchedulerName {
+		unservedPods.WithLabelValues(name).Set(float64(n))
 	}
 }
 

@@ -83,17 +83,9 @@ type renderInput struct {
 }
 
 func (o *renderOptions) run(stdin io.Reader, stdout io.Writer) error {
-	if len(o.files) == 0 {
-		return errors.New("no input: give the SecondaryScheduler and its ConfigMap with -f FILE")
-	}
-	in := &renderInput{}
-	for _, f := range o.files {
-		if err := in.readFile(f, stdin); err != nil {
-			return err
-		}
-	}
-	if in.scheduler == nil {
-		return errors.New("no SecondaryScheduler (operator.openshift.io/v1) in the input files")
+	in, err := readInputs(o.files, stdin)
+	if err != nil {
+		return err
 	}
 	ss := in.scheduler
 	if len(in.observed) > 0 {

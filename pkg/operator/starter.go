@@ -88,7 +88,7 @@ func RunOperator(ctx context.Context, cc *controllercmd.ControllerContext) error
 		loglevel.NewClusterOperatorLoggingController(operatorClient, cc.EventRecorder),
 		// Conditions of earlier releases that nothing sets any more.
 		staleconditions.NewRemoveStaleConditionsController(operatorName, staticresources.FormerConditionTypes, operatorClient, cc.EventRecorder),
-		operandstatuscontroller.NewOperandStatusController(operatorClient, kubeInformers, versions, cc.EventRecorder),
+		operandstatuscontroller.NewOperandStatusController(operatorClient, crInformers.Operator().V1().SecondarySchedulers(), kubeInformers, versions, cc.EventRecorder),
 		unservedpodscontroller.New(operatorClient, crInformers.Operator().V1().SecondarySchedulers(), waitingPods.Core().V1().Pods(),
 			kubeInformers.InformersFor(operatorclient.OperandNamespace).Apps().V1().Deployments(), kubeClient, UnservedPodGrace, cc.EventRecorder),
 	}

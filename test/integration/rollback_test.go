@@ -17,6 +17,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	secondaryschedulerv1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/operandstatuscontroller"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/targetconfigcontroller"
 	"github.com/openshift/secondary-scheduler-operator/test/framework"
@@ -299,6 +300,14 @@ func TestFailedRolloutIsRolledBack(t *testing.T) {
 		// A change outside the pod template makes the controller sync again:
 		// it applies the Role in the same sync that decides the Deployment.
 		o.grantNamespacedRule(t, nil)
+		// The pod that serves runs the last known good configuration, not the merged one.
+		framework.WaitFor(ctx, t, "the pod on the rolled-back configuration to be reported", func() (bool, error) {
+			c := o.condition(t, operandstatuscontroller.ConditionStaleConfig)
+			return satisfied(c != nil && c.Status == operatorv1.ConditionTrue &&
+				strings.Contains(c.Message, render.ConfigMapNameFor(good.ConfigHash)+" (first)") &&
+				strings.Contains(c.Message, "rolled-back configuration") &&
+				gauges(t, "secondary_scheduler_operator_operand_pods_on_stale_config", "")[""] == 1, c)
+		})
 		framework.Consistently(ctx, t, 2*time.Second, "the Deployment to stay rolled back", func() (bool, error) {
 			d := o.deployment(t)
 			ss, err := o.get(ctx)

@@ -57,6 +57,13 @@ var (
 		StabilityLevel: metrics.ALPHA,
 	})
 
+	operandPodsOnStaleConfig = metrics.NewGauge(&metrics.GaugeOpts{
+		Namespace:      namespace,
+		Name:           "operand_pods_on_stale_config",
+		Help:           "Scheduler pods running a configuration other than the merged one while no rollout is in progress (after a rollback, or pods that outlived their rollout).",
+		StabilityLevel: metrics.ALPHA,
+	})
+
 	unservedPods = metrics.NewGaugeVec(&metrics.GaugeOpts{
 		Namespace:      namespace,
 		Name:           "unserved_pods",
@@ -73,7 +80,7 @@ var (
 // Register registers every metric once; later calls do nothing.
 func Register() {
 	registerOnce.Do(func() {
-		legacyregistry.MustRegister(buildInfo, syncs, syncDuration, configValid, operandReadyReplicas, unservedPods)
+		legacyregistry.MustRegister(buildInfo, syncs, syncDuration, configValid, operandReadyReplicas, operandPodsOnStaleConfig, unservedPods)
 		legacyregistry.CustomMustRegister(simulators)
 		v := version.Get()
 		buildInfo.WithLabelValues(v.GitVersion, v.GitCommit, v.GoVersion).Set(1)
@@ -104,6 +111,11 @@ func SetConfigValid(valid bool) {
 	} else {
 		configValid.WithLabelValues().Set(0)
 	}
+}
+
+// SetOperandPodsOnStaleConfig records the scheduler pods on a superseded configuration.
+func SetOperandPodsOnStaleConfig(n int) {
+	operandPodsOnStaleConfig.Set(float64(n))
 }
 
 // SetUnservedPods records the unserved pods by schedulerName; names not given

@@ -22,6 +22,9 @@ import (
 	appsv1listers "k8s.io/client-go/listers/apps/v1"
 	corev1listers "k8s.io/client-go/listers/core/v1"
 
+	secondaryschedulerv1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1"
+	secondaryschedulerinformers "github.com/openshift/secondary-scheduler-operator/pkg/generated/informers/externalversions/operator/v1"
+	secondaryschedulerlisters "github.com/openshift/secondary-scheduler-operator/pkg/generated/listers/operator/v1"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/metrics"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/operatorclient"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render"
@@ -39,6 +42,7 @@ type operandStatusController struct {
 	deploymentLister appsv1listers.DeploymentNamespaceLister
 	replicaSetLister appsv1listers.ReplicaSetNamespaceLister
 	podLister        corev1listers.PodNamespaceLister
+	schedulers       secondaryschedulerlisters.SecondarySchedulerLister
 	versions         status.VersionGetter
 }
 
@@ -49,19 +53,21 @@ const OperandVersionName = "secondary-scheduler"
 // NewOperandStatusController returns the controller. It reads only the operand
 // namespace's caches.
 // versions receives the operand's version for the ClusterOperator.
-func NewOperandStatusController(operatorClient v1helpers.OperatorClient, kubeInformers v1helpers.KubeInformersForNamespaces,
-	versions status.VersionGetter, recorder events.Recorder) factory.Controller {
+func NewOperandStatusController(operatorClient v1helpers.OperatorClient, schedulers secondaryschedulerinformers.SecondarySchedulerInformer,
+	kubeInformers v1helpers.KubeInformersForNamespaces, versions status.VersionGetter, recorder events.Recorder) factory.Controller {
 	operand := kubeInformers.InformersFor(render.OperandNamespace)
 	c := &operandStatusController{
 		operatorClient:   operatorClient,
 		deploymentLister: operand.Apps().V1().Deployments().Lister().Deployments(render.OperandNamespace),
 		replicaSetLister: operand.Apps().V1().ReplicaSets().Lister().ReplicaSets(render.OperandNamespace),
 		podLister:        operand.Core().V1().Pods().Lister().Pods(render.OperandNamespace),
+		schedulers:       schedulers.Lister(),
 		versions:         versions,
 	}
 	return factory.New().
 		WithInformers(
 			operatorClient.Informer(),
+			schedulers.Informer(),
 			operand.Apps().V1().Deployments().Informer(),
 			operand.Apps().V1().ReplicaSets().Informer(),
 			operand.Core().V1().Pods().Informer(),
@@ -87,6 +93,11 @@ func (c *operandStatusController) sync(ctx context.Context, syncCtx factory.Sync
 		return err
 	}
 	metrics.SetOperandReadyReplicas(readyReplicas)
+	stale, err := c.staleConfigCondition(spec.ManagementState, operand)
+	if err != nil {
+		return err
+	}
+	operand = append(operand, stale)
 
 	updates := []v1helpers.UpdateStatusFunc{func(s *operatorv1.OperatorStatus) error {
 		s.ReadyReplicas = readyReplicas
@@ -113,6 +124,28 @@ func (c *operandStatusController) sync(ctx context.Context, syncCtx factory.Sync
 		}
 	}
 	return nil
+}
+
+// staleConfigCondition reports the scheduler pods running another configuration
+// than the merged one (status.configHash) once no rollout is in progress.
+func (c *operandStatusController) staleConfigCondition(state operatorv1.ManagementState, operand []operatorv1.OperatorCondition) (operatorv1.OperatorCondition, error) {
+	var d *appsv1.Deployment
+	var pods []*corev1.Pod
+	desired := ""
+	if ss, err := c.schedulers.Get(secondaryschedulerv1.SingletonName); err == nil && (state == operatorv1.Managed || state == operatorv1.Force) {
+		desired = ss.Status.ConfigHash
+		if d, err = c.deploymentLister.Get(render.OperandName); apierrors.IsNotFound(err) {
+			d = nil
+		} else if err != nil {
+			return operatorv1.OperatorCondition{}, err
+		} else if pods, err = c.podsOf(d); err != nil {
+			return operatorv1.OperatorCondition{}, err
+		}
+	}
+	progressing := v1helpers.FindOperatorCondition(operand, OperandProgressing)
+	cond, n := staleConfig(d, pods, desired, progressing != nil && progressing.Status != operatorv1.ConditionFalse)
+	metrics.SetOperandPodsOnStaleConfig(n)
+	return cond, nil
 }
 
 // operandConditions judges the Deployment and its pods.

@@ -1,0 +1,368 @@
+package cmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"reflect"
+	"sort"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/spf13/cobra"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/clientcmd"
+	"sigs.k8s.io/yaml"
+
+	secondaryschedulerv1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1"
+	"github.com/openshift/secondary-scheduler-operator/pkg/generated/clientset/versioned"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render"
+)
+
+type diffOptions struct {
+	files      []string
+	kubeconfig string
+}
+
+func newDiffCommand() *cobra.Command {
+	o := &diffOptions{}
+	c := &cobra.Command{
+		Use:   "diff -f FILE [-f FILE ...] [--kubeconfig FILE]",
+		Short: "Show what the operator would change for a SecondaryScheduler: the scheduler configuration served and the objects; read-only",
+		Long: `Reads the same input as render (a SecondaryScheduler, the ConfigMap its
+spec.schedulerConfig names, optionally the cluster's APIServer and Scheduler)
+and a cluster, and prints:
+
+  - the semantic difference between the merged scheduler configuration this
+    input makes and the one the scheduler Deployment mounts now ("-" served now,
+    "+" after the change); key order and formatting do not count;
+  - the objects the operator would create, change or delete.
+
+Without APIServer or Scheduler documents, the input is observed as the
+cluster's SecondaryScheduler is (its spec.observedConfig). It only reads: no
+request writes, and the operator's rollout safeguards (a configuration that
+failed before is not rolled out again) are not played. Invalid input prints
+the problems, as render does, and exits non-zero.`,
+		Args: cobra.NoArgs,
+		Run: func(c *cobra.Command, _ []string) {
+			if err := Diff(c.Context(), o.files, o.kubeconfig, c.InOrStdin(), c.OutOrStdout()); err != nil {
+				printRenderError(c.ErrOrStderr(), err)
+				exit(1)
+			}
+		},
+	}
+	c.Flags().StringArrayVarP(&o.files, "filename", "f", nil, "a YAML file of input objects; - reads standard input")
+	c.Flags().StringVar(&o.kubeconfig, "kubeconfig", "", "the cluster's kubeconfig (default: $KUBECONFIG, ~/.kube/config, in-cluster)")
+	return c
+}
+
+// Diff is the diff command: what the operator would change, given the input
+// files (as render reads them) and the cluster of kubeconfig ("" for the
+// default loading rules). It only reads from the cluster.
+func Diff(ctx context.Context, files []string, kubeconfig string, stdin io.Reader, stdout io.Writer) error {
+	in, err := readInputs(files, stdin)
+	if err != nil {
+		return err
+	}
+	rules := clientcmd.NewDefaultClientConfigLoadingRules()
+	rules.ExplicitPath = kubeconfig
+	config, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, nil).ClientConfig()
+	if err != nil {
+		return fmt.Errorf("the cluster's kubeconfig: %w", err)
+	}
+	kube, err := kubernetes.NewForConfig(config)
+	if err != nil {
+		return err
+	}
+	crs, err := versioned.NewForConfig(config)
+	if err != nil {
+		return err
+	}
+
+	ss := in.scheduler
+	live, err := crs.OperatorV1().SecondarySchedulers().Get(ctx, secondaryschedulerv1.SingletonName, metav1.GetOptions{})
+	switch {
+	case len(in.observed) > 0:
+		if err := observe(ss, in.observed); err != nil {
+			return fmt.Errorf("observing the cluster configuration: %w", err)
+		}
+	case err == nil && len(ss.Spec.ObservedConfig.Raw) == 0:
+		ss.Spec.ObservedConfig = live.Spec.ObservedConfig
+	case err != nil && !apierrors.IsNotFound(err):
+		return fmt.Errorf("reading SecondaryScheduler %s: %w", secondaryschedulerv1.SingletonName, err)
+	}
+	_, err = kube.CoreV1().Secrets(render.OperandNamespace).Get(ctx, render.ServingCertSecretName, metav1.GetOptions{})
+	if err != nil && !apierrors.IsNotFound(err) {
+		return err
+	}
+	objs, err := render.Render(render.Inputs{SecondaryScheduler: ss, UserConfig: in.userConfig(ss.Spec.SchedulerConfig), ServingCertAvailable: err == nil})
+	if err != nil {
+		return err
+	}
+
+	served, servedFrom, err := servedConfig(ctx, kube)
+	if err != nil {
+		return err
+	}
+	if err := printConfigDiff(stdout, served, servedFrom, objs); err != nil {
+		return err
+	}
+	dyn, err := dynamic.NewForConfig(config)
+	if err != nil {
+		return err
+	}
+	changes, err := objectChanges(ctx, kube, dyn, objs)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(stdout, "\nObjects:")
+	if len(changes) == 0 {
+		fmt.Fprintln(stdout, "  no change")
+	}
+	for _, line := range changes {
+		fmt.Fprintln(stdout, "  "+line)
+	}
+	return nil
+}
+
+// readInputs reads the documents of files as render does.
+func readInputs(files []string, stdin io.Reader) (*renderInput, error) {
+	if len(files) == 0 {
+		return nil, errors.New("no input: give the SecondaryScheduler and its ConfigMap with -f FILE")
+	}
+	in := &renderInput{}
+	for _, f := range files {
+		if err := in.readFile(f, stdin); err != nil {
+			return nil, err
+		}
+	}
+	if in.scheduler == nil {
+		return nil, errors.New("no SecondaryScheduler (operator.openshift.io/v1) in the input files")
+	}
+	return in, nil
+}
+
+// servedConfig is the config.yaml of the ConfigMap the scheduler Deployment
+// mounts now, and that ConfigMap's name; "" when no Deployment exists.
+func servedConfig(ctx context.Context, kube kubernetes.Interface) (string, string, error) {
+	d, err := kube.AppsV1().Deployments(render.OperandNamespace).Get(ctx, render.OperandName, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return "", "", nil
+	}
+	if err != nil {
+		return "", "", err
+	}
+	for _, v := range d.Spec.Template.Spec.Volumes {
+		if v.Name != secondaryschedulerv1.ConfigVolumeName || v.ConfigMap == nil {
+			continue
+		}
+		cm, err := kube.CoreV1().ConfigMaps(render.OperandNamespace).Get(ctx, v.ConfigMap.Name, metav1.GetOptions{})
+		if err != nil {
+			return "", "", fmt.Errorf("the ConfigMap the scheduler mounts: %w", err)
+		}
+		return cm.Data[render.ConfigKey], cm.Name, nil
+	}
+	return "", "", fmt.Errorf("Deployment %s/%s mounts no volume %q", render.OperandNamespace, render.OperandName, secondaryschedulerv1.ConfigVolumeName)
+}
+
+func printConfigDiff(w io.Writer, served, servedFrom string, objs *render.Objects) error {
+	desired := objs.ConfigMap.Data[render.ConfigKey]
+	switch {
+	case servedFrom == "":
+		fmt.Fprintf(w, "Scheduler configuration: none is served now; ConfigMap %s would be:\n%s", objs.ConfigMap.Name, desired)
+		return nil
+	case servedFrom == objs.ConfigMap.Name:
+		fmt.Fprintf(w, "Scheduler configuration: no difference (ConfigMap %s is served)\n", servedFrom)
+		return nil
+	}
+	var before, after map[string]any
+	if err := yaml.Unmarshal([]byte(served), &before); err != nil {
+		return fmt.Errorf("the served configuration (ConfigMap %s): %w", servedFrom, err)
+	}
+	if err := yaml.Unmarshal([]byte(desired), &after); err != nil {
+		return err
+	}
+	diff := cmp.Diff(before, after)
+	if diff == "" {
+		fmt.Fprintf(w, "Scheduler configuration: no difference in content (served from ConfigMap %s, would be ConfigMap %s)\n", servedFrom, objs.ConfigMap.Name)
+		return nil
+	}
+	fmt.Fprintf(w, "Scheduler configuration (- served now from ConfigMap %s, + ConfigMap %s):\n%s", servedFrom, objs.ConfigMap.Name, diff)
+	return nil
+}
+
+// objectChanges lists what applying objs would do: + create, ~ change (with
+// what), - delete (the optional RBAC objects objs no longer has).
+func objectChanges(ctx context.Context, kube kubernetes.Interface, dyn dynamic.Interface, objs *render.Objects) ([]string, error) {
+	var out []string
+	for _, obj := range objs.All() {
+		line, err := objectChange(ctx, dyn, obj)
+		if err != nil {
+			return nil, err
+		}
+		if line != "" {
+			out = append(out, line)
+		}
+	}
+	deleted, err := removedExtraRBAC(ctx, kube, objs)
+	if err != nil {
+		return nil, err
+	}
+	return append(out, deleted...), nil
+}
+
+// resources are the API resources of the kinds render returns.
+var resources = map[string]string{
+	"Namespace": "namespaces", "ServiceAccount": "serviceaccounts", "Service": "services", "ConfigMap": "configmaps",
+	"ClusterRole": "clusterroles", "ClusterRoleBinding": "clusterrolebindings", "Role": "roles", "RoleBinding": "rolebindings",
+	"Deployment": "deployments",
+}
+
+func objectChange(ctx context.Context, dyn dynamic.Interface, obj runtime.Object) (string, error) {
+	gvk := obj.GetObjectKind().GroupVersionKind()
+	resource, ok := resources[gvk.Kind]
+	if !ok {
+		return "", fmt.Errorf("diff does not know kind %q", gvk.Kind)
+	}
+	m, err := meta.Accessor(obj)
+	if err != nil {
+		return "", err
+	}
+	what := gvk.Kind + " " + m.GetName()
+	if m.GetNamespace() != "" {
+		what = gvk.Kind + " " + m.GetNamespace() + "/" + m.GetName()
+	}
+	u, err := dyn.Resource(gvk.GroupVersion().WithResource(resource)).Namespace(m.GetNamespace()).Get(ctx, m.GetName(), metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return "+ create " + what, nil
+	}
+	if err != nil {
+		return "", err
+	}
+	live := reflect.New(reflect.TypeOf(obj).Elem()).Interface().(runtime.Object)
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, live); err != nil {
+		return "", err
+	}
+	if changed := changedFields(obj, live); changed != "" {
+		return "~ change " + what + ": " + changed, nil
+	}
+	return "", nil
+}
+
+// changedFields says which of the fields the operator owns differ between
+// desired and live; "" when none does. Fields the API server defaults are not
+// compared.
+func changedFields(desired, live runtime.Object) string {
+	if d, ok := desired.(*appsv1.Deployment); ok {
+		return deploymentChange(d, live.(*appsv1.Deployment))
+	}
+	what, want := ownedFields(desired)
+	_, got := ownedFields(live)
+	if what != "" && !equality.Semantic.DeepEqual(want, got) {
+		return what
+	}
+	return ""
+}
+
+// ownedFields are the fields of obj the operator sets, and what to call them.
+func ownedFields(obj runtime.Object) (string, any) {
+	switch o := obj.(type) {
+	case *corev1.ConfigMap:
+		return "data", o.Data
+	case *rbacv1.ClusterRole:
+		return "rules", o.Rules
+	case *rbacv1.Role:
+		return "rules", o.Rules
+	case *rbacv1.ClusterRoleBinding:
+		return "subjects or roleRef", []any{o.Subjects, o.RoleRef}
+	case *rbacv1.RoleBinding:
+		return "subjects or roleRef", []any{o.Subjects, o.RoleRef}
+	}
+	return "", nil
+}
+
+func deploymentChange(desired, live *appsv1.Deployment) string {
+	var changes []string
+	annotation := func(d *appsv1.Deployment, key string) string { return d.Spec.Template.Annotations[key] }
+	if a, b := annotation(live, render.TemplateHashAnnotation), annotation(desired, render.TemplateHashAnnotation); a != b {
+		change := fmt.Sprintf("the pod template (%s -> %s): the scheduler pods roll", short(a), short(b))
+		if c, d := annotation(live, render.ConfigHashAnnotation), annotation(desired, render.ConfigHashAnnotation); c != d {
+			change += fmt.Sprintf(", to configuration %s", render.ConfigMapNameFor(d))
+		}
+		changes = append(changes, change)
+	}
+	if live.Spec.Replicas != nil && desired.Spec.Replicas != nil && *live.Spec.Replicas != *desired.Spec.Replicas {
+		changes = append(changes, fmt.Sprintf("replicas %d -> %d", *live.Spec.Replicas, *desired.Spec.Replicas))
+	}
+	sort.Strings(changes)
+	out := ""
+	for i, c := range changes {
+		if i > 0 {
+			out += "; "
+		}
+		out += c
+	}
+	return out
+}
+
+func short(hash string) string {
+	if len(hash) > 12 {
+		return hash[:12]
+	}
+	if hash == "" {
+		return "none"
+	}
+	return hash
+}
+
+// removedExtraRBAC lists the spec.rbac objects that exist but objs no longer has.
+func removedExtraRBAC(ctx context.Context, kube kubernetes.Interface, objs *render.Objects) ([]string, error) {
+	has := map[string]bool{}
+	for _, obj := range objs.All() {
+		switch o := obj.(type) {
+		case *rbacv1.ClusterRole:
+			has["ClusterRole "+o.Name] = true
+		case *rbacv1.ClusterRoleBinding:
+			has["ClusterRoleBinding "+o.Name] = true
+		case *rbacv1.Role:
+			has["Role "+o.Namespace+"/"+o.Name] = true
+		case *rbacv1.RoleBinding:
+			has["RoleBinding "+o.Namespace+"/"+o.Name] = true
+		}
+	}
+	ns, name := render.OperandNamespace, render.ExtraRBACName
+	checks := []struct {
+		what string
+		get  func() error
+	}{
+		{"ClusterRole " + name, func() error { _, err := kube.RbacV1().ClusterRoles().Get(ctx, name, metav1.GetOptions{}); return err }},
+		{"ClusterRoleBinding " + name, func() error {
+			_, err := kube.RbacV1().ClusterRoleBindings().Get(ctx, name, metav1.GetOptions{})
+			return err
+		}},
+		{"Role " + ns + "/" + name, func() error { _, err := kube.RbacV1().Roles(ns).Get(ctx, name, metav1.GetOptions{}); return err }},
+		{"RoleBinding " + ns + "/" + name, func() error { _, err := kube.RbacV1().RoleBindings(ns).Get(ctx, name, metav1.GetOptions{}); return err }},
+	}
+	var out []string
+	for _, c := range checks {
+		if has[c.what] {
+			continue
+		}
+		switch err := c.get(); {
+		case err == nil:
+			out = append(out, "- delete "+c.what)
+		case !apierrors.IsNotFound(err):
+			return nil, err
+		}
+	}
+	return out, nil
+}

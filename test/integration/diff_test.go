@@ -1,0 +1,129 @@
+package integration
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/yaml"
+
+	secondaryschedulerv1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1"
+	"github.com/openshift/secondary-scheduler-operator/pkg/cmd"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render"
+	"github.com/openshift/secondary-scheduler-operator/test/framework"
+)
+
+// TestDiffCommand runs `secondary-scheduler-operator diff` against the operator's
+// cluster as a ServiceAccount that may only read: the input the cluster runs
+// shows no difference; a changed ConfigMap shows the changed key of the
+// scheduler configuration, the new ConfigMap and the Deployment that rolls;
+// spec.rbac removed shows the extra Role deleted.
+func TestDiffCommand(t *testing.T) {
+	o := startOperator(t)
+	o.setUserConfig(t, baseConfig)
+	o.createSecondaryScheduler(t, secondaryschedulerv1.SecondarySchedulerSpec{SchedulerConfig: userConfig})
+	o.grantNamespacedRule(t, nil)
+	o.settled(t)
+	ctx := context.Background()
+
+	reader := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "test-diff-reader"}, Rules: []rbacv1.PolicyRule{
+		{APIGroups: []string{"operator.openshift.io"}, Resources: []string{"secondaryschedulers"}, Verbs: []string{"get"}},
+		{APIGroups: []string{""}, Resources: []string{"namespaces", "serviceaccounts", "services", "configmaps", "secrets"}, Verbs: []string{"get"}},
+		{APIGroups: []string{"apps"}, Resources: []string{"deployments"}, Verbs: []string{"get"}},
+		{APIGroups: []string{"rbac.authorization.k8s.io"}, Resources: []string{"clusterroles", "clusterrolebindings", "roles", "rolebindings"}, Verbs: []string{"get"}},
+	}}
+	if _, err := o.admin.Kube.RbacV1().ClusterRoles().Create(ctx, reader, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = o.admin.Kube.RbacV1().ClusterRoles().Delete(context.Background(), reader.Name, metav1.DeleteOptions{})
+	})
+	kubeconfig := framework.WriteKubeconfig(t, o.env.ServiceAccountConfig(t, "diff-users", "differ", framework.ClusterRole(reader.Name)))
+
+	// The input the cluster runs: the live SecondaryScheduler and ConfigMap.
+	input := func(t *testing.T, config string, mutate func(*secondaryschedulerv1.SecondarySchedulerSpec)) string {
+		t.Helper()
+		ss, err := o.get(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		spec := ss.Spec.DeepCopy()
+		spec.ObservedConfig.Raw = nil // diff takes the cluster's observations
+		if mutate != nil {
+			mutate(spec)
+		}
+		docs := []any{
+			&secondaryschedulerv1.SecondaryScheduler{TypeMeta: metav1.TypeMeta{APIVersion: "operator.openshift.io/v1", Kind: "SecondaryScheduler"},
+				ObjectMeta: metav1.ObjectMeta{Name: ss.Name}, Spec: *spec},
+			&corev1.ConfigMap{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
+				ObjectMeta: metav1.ObjectMeta{Name: userConfig, Namespace: render.OperandNamespace}, Data: map[string]string{render.ConfigKey: config}},
+		}
+		var buf bytes.Buffer
+		for _, d := range docs {
+			data, err := yaml.Marshal(d)
+			if err != nil {
+				t.Fatal(err)
+			}
+			buf.WriteString("---\n")
+			buf.Write(data)
+		}
+		path := filepath.Join(t.TempDir(), "input.yaml")
+		if err := os.WriteFile(path, buf.Bytes(), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	diff := func(t *testing.T, file string) string {
+		t.Helper()
+		var out bytes.Buffer
+		if err := cmd.Diff(ctx, []string{file}, kubeconfig, nil, &out); err != nil {
+			t.Fatalf("diff: %v", err)
+		}
+		t.Logf("diff:\n%s", out.String())
+		return out.String()
+	}
+	expect := func(t *testing.T, out string, fragments ...string) {
+		t.Helper()
+		for _, f := range fragments {
+			if !strings.Contains(out, f) {
+				t.Errorf("the output lacks %q", f)
+			}
+		}
+	}
+	served := o.deployment(t).Spec.Template.Annotations[render.ConfigHashAnnotation]
+
+	t.Run("what runs shows no difference", func(t *testing.T) {
+		out := diff(t, input(t, baseConfig, nil))
+		expect(t, out, "Scheduler configuration: no difference (ConfigMap "+render.ConfigMapNameFor(served)+" is served)", "Objects:\n  no change\n")
+	})
+
+	t.Run("a changed configuration", func(t *testing.T) {
+		out := diff(t, input(t, baseConfig+"percentageOfNodesToScore: 50\n", nil))
+		expect(t, out, "- served now from ConfigMap "+render.ConfigMapNameFor(served), "percentageOfNodesToScore", "+ create ConfigMap "+render.OperandNamespace+"/"+render.ConfigMapName,
+			"~ change Deployment "+render.OperandNamespace+"/"+render.OperandName+": the pod template", "the scheduler pods roll, to configuration "+render.ConfigMapName)
+		if strings.Contains(out, "\n  - delete") || strings.Contains(out, "~ change Role") {
+			t.Errorf("only the configuration changed:\n%s", out)
+		}
+	})
+
+	t.Run("spec.rbac removed", func(t *testing.T) {
+		out := diff(t, input(t, baseConfig, func(s *secondaryschedulerv1.SecondarySchedulerSpec) { s.RBAC = nil }))
+		expect(t, out, "Scheduler configuration: no difference", "- delete Role "+render.OperandNamespace+"/"+render.ExtraRBACName,
+			"- delete RoleBinding "+render.OperandNamespace+"/"+render.ExtraRBACName)
+	})
+
+	t.Run("read-only: nothing changed in the cluster", func(t *testing.T) {
+		if got := o.deployment(t).Spec.Template.Annotations[render.ConfigHashAnnotation]; got != served {
+			t.Errorf("the Deployment's configuration changed from %s to %s", served, got)
+		}
+		if _, err := o.admin.Kube.RbacV1().Roles(render.OperandNamespace).Get(ctx, render.ExtraRBACName, metav1.GetOptions{}); err != nil {
+			t.Errorf("the extra Role: %v", err)
+		}
+	})
+}

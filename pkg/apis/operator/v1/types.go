@@ -221,8 +221,10 @@ type SecondarySchedulerStatus struct {
 
 	// schedulerNames are the schedulerName values served by the running
 	// configuration: set one of them as a pod's spec.schedulerName.
+	// Atomic: the operator writes the whole list each time; as a set, a value
+	// another field manager once wrote would outlive the profile that had it.
 	// +optional
-	// +listType=set
+	// +listType=atomic
 	SchedulerNames []string `json:"schedulerNames,omitempty"`
 
 	// configHash is the hash of the merged scheduler configuration the inputs

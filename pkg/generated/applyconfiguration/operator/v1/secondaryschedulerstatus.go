@@ -14,6 +14,8 @@ type SecondarySchedulerStatusApplyConfiguration struct {
 	operatorv1.OperatorStatusApplyConfiguration `json:",inline"`
 	// schedulerNames are the schedulerName values served by the running
 	// configuration: set one of them as a pod's spec.schedulerName.
+	// Atomic: the operator writes the whole list each time; as a set, a value
+	// another field manager once wrote would outlive the profile that had it.
 	SchedulerNames []string `json:"schedulerNames,omitempty"`
 	// configHash is the hash of the merged scheduler configuration the inputs
 	// give; ConfigMap secondary-scheduler-config-<first 12 characters> holds it.

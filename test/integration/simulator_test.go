@@ -127,13 +127,20 @@ func simctlPhase(phase simv1alpha1.SimulatorPhase, degraded bool, message string
 
 // simctlPod waits for the one Pod of a Simulator that is not being deleted.
 // simctlAvailable creates a default Simulator, plays the kubelet to make its
-// Pod ready, and waits until it is Available; it returns the Pod.
+// Pod ready, and waits until it is Available and the controller has recorded
+// so; it returns the Pod.
 func simctlAvailable(t *testing.T, env *framework.Env, ns, name string) *corev1.Pod {
 	t.Helper()
 	simctlCreate(t, env, ns, &simv1alpha1.Simulator{ObjectMeta: metav1.ObjectMeta{Name: name}})
 	pod := simctlPod(t, env, ns, name)
 	simctlKubelet(t, env, pod, simctlReady(true))
 	simctlWaitStatus(t, env, ns, name, "Available", simctlPhase(simv1alpha1.SimulatorAvailable, false, ""))
+	// The controller tells of the transition after it wrote the status: only
+	// then is it done with this Simulator.
+	framework.WaitFor(context.Background(), t, "the SimulatorAvailable event", func() (bool, error) {
+		return framework.FindEvent(context.Background(), env.Admin.Kube, ns, "involvedObject.kind=Simulator,involvedObject.name="+name,
+			corev1.EventTypeNormal, "SimulatorAvailable", "")
+	})
 	return pod
 }
 

@@ -59,6 +59,22 @@ func (o *operatorUnderTest) get(ctx context.Context) (*secondaryschedulerv1.Seco
 	return o.admin.Operator.OperatorV1().SecondarySchedulers().Get(ctx, secondaryschedulerv1.SingletonName, metav1.GetOptions{})
 }
 
+// waitForStatus waits until the SecondaryScheduler's status passes ok, which
+// returns whether it does and what to show when it does not.
+func (o *operatorUnderTest) waitForStatus(t *testing.T, desc string, ok func(s *secondaryschedulerv1.SecondarySchedulerStatus) (bool, any)) *secondaryschedulerv1.SecondarySchedulerStatus {
+	t.Helper()
+	var status *secondaryschedulerv1.SecondarySchedulerStatus
+	framework.WaitFor(context.Background(), t, desc, func() (bool, error) {
+		ss, err := o.get(context.Background())
+		if err != nil {
+			return false, err
+		}
+		status = &ss.Status
+		return satisfied(ok(status))
+	})
+	return status
+}
+
 func (o *operatorUnderTest) updateSpec(t *testing.T, mutate func(spec *secondaryschedulerv1.SecondarySchedulerSpec)) {
 	t.Helper()
 	if err := o.admin.UpdateSecondaryScheduler(context.Background(), mutate); err != nil {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	operatorv1 "github.com/openshift/api/operator/v1"
+	"github.com/openshift/library-go/pkg/operator/v1helpers"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -68,15 +69,9 @@ func (o *operatorUnderTest) waitForTemplate(t *testing.T, desc string, ok func(r
 // Deployment runs it.
 func (o *operatorUnderTest) waitForNewConfig(t *testing.T, before ...string) *appsv1.Deployment {
 	t.Helper()
-	var desired string
-	framework.WaitFor(context.Background(), t, "a new status.configHash", func() (bool, error) {
-		ss, err := o.get(context.Background())
-		if err != nil {
-			return false, err
-		}
-		desired = ss.Status.ConfigHash
-		return satisfied(desired != "" && !slices.Contains(before, desired), desired)
-	})
+	desired := o.waitForStatus(t, "a new status.configHash", func(s *secondaryschedulerv1.SecondarySchedulerStatus) (bool, any) {
+		return s.ConfigHash != "" && !slices.Contains(before, s.ConfigHash), s.ConfigHash
+	}).ConfigHash
 	return o.waitForTemplate(t, "the Deployment to run configuration "+desired, func(r secondaryschedulerv1.Rollout) bool {
 		return r.ConfigHash == desired
 	})
@@ -237,13 +232,8 @@ func TestFailedRolloutIsRolledBack(t *testing.T) {
 		good = rolloutOf(d)
 		o.addTemplatePod(t, "first", d, runningStatus())
 		o.completeRollout(t, good)
-		framework.WaitFor(ctx, t, "status.lastKnownGood", func() (bool, error) {
-			ss, err := o.get(ctx)
-			if err != nil {
-				return false, err
-			}
-			s := ss.Status
-			return satisfied(s.LastKnownGood != nil && *s.LastKnownGood == good && s.ConfigHash == good.ConfigHash && s.FailedRollout == nil, s)
+		o.waitForStatus(t, "status.lastKnownGood", func(s *secondaryschedulerv1.SecondarySchedulerStatus) (bool, any) {
+			return s.LastKnownGood != nil && *s.LastKnownGood == good && s.ConfigHash == good.ConfigHash && s.FailedRollout == nil, s
 		})
 	})
 
@@ -267,15 +257,11 @@ func TestFailedRolloutIsRolledBack(t *testing.T) {
 			t.Errorf("the rollback took %d template changes, want 1; templates (generation:config) %v; failed config %.12s, last known good %.12s",
 				n, history(), bad.ConfigHash, good.ConfigHash)
 		}
-		framework.WaitFor(ctx, t, "status.failedRollout", func() (bool, error) {
-			ss, err := o.get(ctx)
-			if err != nil {
-				return false, err
-			}
-			s, f := ss.Status, ss.Status.FailedRollout
-			return satisfied(f != nil && f.ConfigHash == bad.ConfigHash && f.TemplateHash == bad.TemplateHash &&
+		o.waitForStatus(t, "status.failedRollout", func(s *secondaryschedulerv1.SecondarySchedulerStatus) (bool, any) {
+			f := s.FailedRollout
+			return f != nil && f.ConfigHash == bad.ConfigHash && f.TemplateHash == bad.TemplateHash &&
 				f.Message == wantMessage && !f.FailedAt.IsZero() &&
-				s.LastKnownGood != nil && *s.LastKnownGood == good && s.ConfigHash == bad.ConfigHash, s)
+				s.LastKnownGood != nil && *s.LastKnownGood == good && s.ConfigHash == bad.ConfigHash, s
 		})
 		o.waitForDegraded(t, operatorv1.ConditionTrue, wantMessage, "Rolled back to configuration "+good.ConfigHash[:12])
 		if c := o.condition(t, targetconfigcontroller.ConditionType); c.Reason != "RolloutFailed" {
@@ -330,15 +316,10 @@ func TestFailedRolloutIsRolledBack(t *testing.T) {
 		o.startRollout(t, fixed)
 		o.addTemplatePod(t, "fixed", d, runningStatus())
 		o.completeRollout(t, fixed)
-		framework.WaitFor(ctx, t, "Degraded and failedRollout to clear", func() (bool, error) {
-			ss, err := o.get(ctx)
-			if err != nil {
-				return false, err
-			}
-			c := o.condition(t, targetconfigcontroller.ConditionType)
-			s := ss.Status
-			return satisfied(c != nil && c.Status == operatorv1.ConditionFalse && s.FailedRollout == nil &&
-				s.LastKnownGood != nil && *s.LastKnownGood == fixed, fmt.Sprintf("condition %+v, status %+v", c, s))
+		o.waitForStatus(t, "Degraded and failedRollout to clear", func(s *secondaryschedulerv1.SecondarySchedulerStatus) (bool, any) {
+			c := v1helpers.FindOperatorCondition(s.Conditions, targetconfigcontroller.ConditionType)
+			return c != nil && c.Status == operatorv1.ConditionFalse && s.FailedRollout == nil &&
+				s.LastKnownGood != nil && *s.LastKnownGood == fixed, fmt.Sprintf("condition %+v, status %+v", c, s)
 		})
 	})
 

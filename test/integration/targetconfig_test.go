@@ -133,16 +133,10 @@ func TestOperandIsCreatedAndRepaired(t *testing.T) {
 // configMapName is the config ConfigMap of the configuration in status.configHash.
 func (o *operatorUnderTest) configMapName(t *testing.T) string {
 	t.Helper()
-	var hash string
-	framework.WaitFor(context.Background(), t, "status.configHash", func() (bool, error) {
-		ss, err := o.get(context.Background())
-		if err != nil {
-			return false, err
-		}
-		hash = ss.Status.ConfigHash
-		return hash != "", nil
+	status := o.waitForStatus(t, "status.configHash", func(s *secondaryschedulerv1.SecondarySchedulerStatus) (bool, any) {
+		return s.ConfigHash != "", s.ConfigHash
 	})
-	return render.ConfigMapNameFor(hash)
+	return render.ConfigMapNameFor(status.ConfigHash)
 }
 
 func TestRolloutsFollowInputsAndNothingElse(t *testing.T) {

@@ -34,9 +34,8 @@ func TestUnservedPods(t *testing.T) {
 	o.createSecondaryScheduler(t, secondaryschedulerv1.SecondarySchedulerSpec{})
 	o.setDeploymentStatus(t, healthy)
 	ctx := context.Background()
-	framework.WaitFor(ctx, t, "the served schedulerNames in status", func() (bool, error) {
-		ss, err := o.get(ctx)
-		return err == nil && len(ss.Status.SchedulerNames) > 0, err
+	o.waitForStatus(t, "the served schedulerNames in status", func(s *secondaryschedulerv1.SecondarySchedulerStatus) (bool, any) {
+		return len(s.SchedulerNames) > 0, s.SchedulerNames
 	})
 	ns := o.env.CreateNamespace(t, "unserved")
 	pod := func(name, scheduler string) *corev1.Pod {

@@ -9,7 +9,7 @@ VERSION_PKG := github.com/openshift/secondary-scheduler-operator/pkg/version
 LDFLAGS := -X $(VERSION_PKG).versionFromGit=$(GIT_VERSION) -X $(VERSION_PKG).commitFromGit=$(GIT_COMMIT) \
 	-X $(VERSION_PKG).buildDate=$(shell date -u +%Y-%m-%dT%H:%M:%SZ)
 
-.PHONY: all build test test-unit test-configdiff test-integration test-e2e verify update update-codegen vendor controlplane clean
+.PHONY: all build test test-unit test-rules test-configdiff test-integration test-e2e test-faults verify update update-codegen vendor controlplane clean
 
 all: build
 
@@ -20,12 +20,20 @@ build:
 # Sequential on purpose, even under make -j: integration only after unit passed.
 test:
 	$(MAKE) test-unit
+	$(MAKE) test-rules
 	$(MAKE) test-configdiff
 	$(MAKE) test-integration
 	$(MAKE) test-e2e
+	$(MAKE) test-faults
 
 test-unit:
 	go test ./cmd/... ./pkg/... ./test/manifests/...
+
+# The alerts of the PrometheusRule in manifests/optional, by a real promtool
+# (built from hack/tools/promtool), on the synthetic series in test/rules/testdata.
+test-rules:
+	hack/tools/build-promtool.sh
+	PROMTOOL=$(CURDIR)/_output/tools/promtool go test ./test/rules/... -count=1
 
 # The operator's scheduler-config validation against the real kube-scheduler
 # binary, on the corpus in test/configdiff/testdata.
@@ -36,10 +44,10 @@ test-configdiff: controlplane
 controlplane:
 	hack/controlplane/build.sh
 
-# etcd + kube-apiserver (envtest) with our CRDs. KUBEBUILDER_ASSETS set explicitly makes a
-# missing binary fail the tests instead of skipping them (as CI=true does).
-test-integration:
-	hack/controlplane/build.sh --envtest-only
+# etcd + kube-apiserver (envtest) with our CRDs, and the kube-scheduler binary that
+# test/integration/schedulermetrics runs against them. KUBEBUILDER_ASSETS set explicitly
+# makes a missing binary fail the tests instead of skipping them (as CI=true does).
+test-integration: controlplane
 	KUBEBUILDER_ASSETS=$(CURDIR)/_output/controlplane/bin go test ./test/framework/... ./test/integration/... -count=1 -timeout 30m
 
 # The full stack (etcd, kube-apiserver, kube-controller-manager, kube-scheduler,
@@ -48,11 +56,16 @@ test-integration:
 test-e2e: controlplane build
 	hack/test-e2e.sh $(E2E_FLAGS)
 
+# The fault suite on the same stack: the operator killed mid-change, hand
+# edits of what it owns. FAULTS_REPEAT (default 3) repeats each kill.
+test-faults: controlplane build
+	hack/test-e2e.sh --faults $(E2E_FLAGS)
+
 # The README's main command: builds, starts everything in _output/local, runs an
 # example SecondaryScheduler and schedules demo pods through it.
 .PHONY: run-local stop-local
 run-local:
-	hack/run-local.sh
+	hack/run-local.sh $(RUN_LOCAL_FLAGS)
 
 stop-local:
 	hack/stop-local.sh

@@ -5,8 +5,11 @@
 # token, then `go test ./test/e2e/...` against it. The tests play kubelet for the
 # secondary scheduler: they run the real kube-scheduler binary as its pod would.
 #
-#   hack/test-e2e.sh [--no-openshift-crds] [go test flags...]
+#   hack/test-e2e.sh [--faults] [--no-openshift-crds] [go test flags...]
 #
+# --faults: the fault suite (make test-faults): only the tests named TestFault*,
+# which kill the operator and edit what it owns by hand; the plain run skips
+# them. FAULTS_REPEAT (default 3) is how many times each kill is repeated.
 # --no-openshift-crds: plain Kubernetes (no ClusterOperator, APIServer,
 # Infrastructure, Scheduler CRDs); the ClusterOperator checks are skipped.
 # E2E_KEEP=true keeps the work directory (logs) after a successful run; it is
@@ -21,6 +24,11 @@ cd "${root}"
 . "${root}/hack/lib/local.sh"
 
 openshift=true
+suite=(-skip '^TestFault')
+if [[ "${1:-}" == --faults ]]; then
+  suite=(-run '^TestFault')
+  shift
+fi
 if [[ "${1:-}" == --no-openshift-crds ]]; then
   openshift=false
   shift
@@ -43,7 +51,7 @@ cleanup() {
   if [[ ${result} -eq 0 && "${E2E_KEEP:-false}" != true ]]; then
     rm -rf "${dir}"
   else
-    echo "test-e2e.sh: logs kept in ${dir} (operator.log, cluster/logs/, operand*/<pod>/kube-scheduler.log)"
+    echo "test-e2e.sh: logs kept in ${dir} (operator.log, cluster/logs/, operand*/<pod>/kube-scheduler.log, simulators*/<namespace>_<pod>/)"
   fi
 }
 trap cleanup EXIT
@@ -60,7 +68,10 @@ operator_kubeconfig "${dir}/operator.kubeconfig"
 listen="127.0.0.1:$(free_port)"
 export OPERATOR_IMAGE_VERSION=0.0.1-e2e
 # Unserved pods are reported after 5 s instead of 2 min, so that the test of it is short.
-start_operator "${dir}/operator.kubeconfig" "${listen}" "${dir}/operator.log" "${dir}/operator.pid" --unserved-pod-grace=5s
+# A short lease: a replacement of a killed operator takes over within 17s
+# instead of library-go's 163s (the fault suite kills it again and again).
+operator_args=(--unserved-pod-grace=5s --leader-elect-lease-duration=15s --leader-elect-renew-deadline=10s --leader-elect-retry-period=2s)
+start_operator "${dir}/operator.kubeconfig" "${listen}" "${dir}/operator.log" "${dir}/operator.pid" "${operator_args[@]}"
 if [[ "${openshift}" == true ]]; then
   # What an install needs: with only the default SecondaryScheduler (Removed),
   # the ClusterOperator reports Available and the operator's version.
@@ -77,8 +88,14 @@ export E2E_OPERATOR_ADDRESS="${listen}"
 export E2E_OPERATOR_VERSION="${OPERATOR_IMAGE_VERSION}"
 export E2E_OPENSHIFT="${openshift}"
 export E2E_DIR="${dir}"
+# The fault tests start the operator again as this script did.
+export E2E_OPERATOR_BIN="${root}/_output/bin/secondary-scheduler-operator"
+export E2E_OPERATOR_KUBECONFIG="${dir}/operator.kubeconfig"
+export E2E_OPERATOR_LOG="${dir}/operator.log"
+export E2E_OPERATOR_PIDFILE="${dir}/operator.pid"
+export E2E_OPERATOR_ARGS="${operator_args[*]}"
 set +e
-go test ./test/e2e/... -count=1 -timeout=30m -v "$@"
+go test ./test/e2e/... -count=1 -timeout=40m -v "${suite[@]}" "$@"
 rc=$?
 set -e
 pid=$(< "${dir}/operator.pid")

@@ -120,12 +120,26 @@ if ! ${envtest_only} && ! fresh kwok-stages.yaml "${out}/kwok-stages.yaml"; then
   [[ -d "${kwok_dir}" ]] || { echo "build.sh: cannot locate the sigs.k8s.io/kwok module" >&2; exit 1; }
   stages=(node/fast/node-initialize node/heartbeat-with-lease/node-heartbeat-with-lease
     pod/fast/pod-ready pod/fast/pod-complete pod/fast/pod-delete)
+  # One change: pod-ready leaves the Pods of Simulators alone. The e2e harness
+  # runs the real simulator for them (test/e2e/operandrunner) and reports their
+  # readiness from it; kwok would mark them Ready before anything answers.
+  simulator_label=simulation.kube-scheduler-simulator.x-k8s.io/simulator
   {
     for s in "${stages[@]}"; do
       echo "---"
-      cat "${kwok_dir}/kustomize/stage/${s}.yaml"
+      if [[ "${s}" == pod/fast/pod-ready ]]; then
+        awk -v label="${simulator_label}" '{ print }
+          /^    matchExpressions:$/ && !done {
+            print "    - key: '"'"'.metadata.labels[\"" label "\"]'"'"'"
+            print "      operator: '"'"'DoesNotExist'"'"'"
+            done = 1
+          }' "${kwok_dir}/kustomize/stage/${s}.yaml"
+      else
+        cat "${kwok_dir}/kustomize/stage/${s}.yaml"
+      fi
     done
   } > "${out}/kwok-stages.yaml.tmp"
+  grep -q "${simulator_label}" "${out}/kwok-stages.yaml.tmp" || { echo "build.sh: kwok's pod-ready stage changed shape; cannot exclude Simulator pods" >&2; exit 1; }
   mv "${out}/kwok-stages.yaml.tmp" "${out}/kwok-stages.yaml"
   echo "${key}" > "${stamps}/kwok-stages.yaml"
   echo "controlplane: wrote ${out}/kwok-stages.yaml"

@@ -30,12 +30,20 @@ func NewRootCommand() *cobra.Command {
 }
 
 func newOperatorCommand() *cobra.Command {
-	c := controllercmd.NewControllerCommandConfig("secondary-scheduler-operator", version.Get(), operator.RunOperator, clock.RealClock{}).
-		NewCommandWithContext(context.Background())
+	cfg := controllercmd.NewControllerCommandConfig("secondary-scheduler-operator", version.Get(), operator.RunOperator, clock.RealClock{})
+	c := cfg.NewCommandWithContext(context.Background())
 	c.Use = "operator"
 	c.Short = "Start the operator"
 	c.Flags().DurationVar(&operator.UnservedPodGrace, "unserved-pod-grace", operator.UnservedPodGrace,
 		"how long a pending pod of a schedulerName other than default-scheduler may wait before it is reported as unserved")
+	// Unset, library-go picks the timings by control-plane topology (HA: a
+	// 137s lease, so a replica that replaces a killed one waits up to 163s).
+	c.Flags().DurationVar(&cfg.LeaseDuration.Duration, "leader-elect-lease-duration", 0,
+		"how long a replica waits for a leader that stopped renewing before it takes over (0: library-go's default for the cluster's topology)")
+	c.Flags().DurationVar(&cfg.RenewDeadline.Duration, "leader-elect-renew-deadline", 0,
+		"how long the leader retries renewing before it gives up leading (0: the default)")
+	c.Flags().DurationVar(&cfg.RetryPeriod.Duration, "leader-elect-retry-period", 0,
+		"how often a replica tries to take or renew the lease (0: the default)")
 	return c
 }
 

@@ -284,11 +284,17 @@ func (r *runningScheduler) Log(t *testing.T) string {
 	return string(data)
 }
 
+// testDir is the directory of the run's work directory for the test's files of
+// one kind (prefix).
+func (c *cluster) testDir(t *testing.T, prefix string) string {
+	return filepath.Join(c.dir, prefix+"-"+regexp.MustCompile(`[^A-Za-z0-9]+`).ReplaceAllString(t.Name(), "-"))
+}
+
 // playKubelet runs the operand's scheduler as a host process (operandrunner)
 // until the test ends.
 func (c *cluster) playKubelet(t *testing.T) *runningScheduler {
 	t.Helper()
-	dir := filepath.Join(c.dir, "operand-"+regexp.MustCompile(`[^A-Za-z0-9]+`).ReplaceAllString(t.Name(), "-"))
+	dir := c.testDir(t, "operand")
 	r := &runningScheduler{}
 	framework.RunInBackground(t, func(ctx context.Context) {
 		err := operandrunner.Run(ctx, operandrunner.Options{

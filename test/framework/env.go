@@ -14,6 +14,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"syscall"
+	"testing"
 	"time"
 
 	"k8s.io/client-go/rest"
@@ -128,12 +129,18 @@ func (e *errAssets) Error() string { return e.msg }
 
 // checkAssets returns an *errAssets when kube-apiserver or etcd is missing.
 func checkAssets() (string, error) {
+	return checkBinaries(BuildCommand, "kube-apiserver", "etcd")
+}
+
+// checkBinaries returns AssetsDir, and an *errAssets naming build when one of
+// names is not an executable there.
+func checkBinaries(build string, names ...string) (string, error) {
 	dir, explicit, err := AssetsDir()
 	if err != nil {
 		return "", err
 	}
 	var missing []string
-	for _, b := range []string{"kube-apiserver", "etcd"} {
+	for _, b := range names {
 		if fi, err := os.Stat(filepath.Join(dir, b)); err != nil || fi.IsDir() || fi.Mode()&0o111 == 0 {
 			missing = append(missing, b)
 		}
@@ -146,8 +153,22 @@ func checkAssets() (string, error) {
 		mustFail: ci || explicit,
 		msg: fmt.Sprintf("control plane binaries %s missing in %s: build them from the repository root with\n\t%s\n"+
 			"(or `make test-integration`, which builds them and runs these tests)",
-			strings.Join(missing, ", "), dir, BuildCommand),
+			strings.Join(missing, ", "), dir, build),
 	}
+}
+
+// Binary returns the path of a control plane binary beside kube-apiserver in
+// AssetsDir that envtest does not run itself, such as kube-scheduler (which
+// hack/controlplane/build.sh builds without --envtest-only). When it is
+// missing the test is skipped with the command that builds it, or fails as
+// Shared does: in CI (CI=true) or when KUBEBUILDER_ASSETS was set.
+func Binary(t testing.TB, name string) string {
+	t.Helper()
+	dir, err := checkBinaries("hack/controlplane/build.sh", name)
+	if err != nil {
+		skipOrFail(t, err)
+	}
+	return filepath.Join(dir, name)
 }
 
 // Start starts etcd and kube-apiserver and installs the CRDs. Callers must Stop it.

@@ -241,3 +241,32 @@ func TestCreateNamespaceRemovesItAndItsContentAtCleanup(t *testing.T) {
 		t.Errorf("a ConfigMap with a finalizer after its namespace's test: want NotFound, got %v", err)
 	}
 }
+
+// TestMissingBinaryFailsInCI: a binary that Binary cannot find skips a test
+// only outside CI and with KUBEBUILDER_ASSETS unset.
+func TestMissingBinaryFailsInCI(t *testing.T) {
+	for _, c := range []struct {
+		ci, assets string
+		mustFail   bool
+	}{
+		{"", "", false},
+		{"true", "", true},
+		{"", t.TempDir(), true},
+	} {
+		t.Setenv("CI", c.ci)
+		t.Setenv("KUBEBUILDER_ASSETS", c.assets)
+		_, err := checkBinaries("build it", "no-such-binary")
+		var e *errAssets
+		if !errors.As(err, &e) || e.mustFail != c.mustFail || !strings.Contains(e.msg, "no-such-binary") || !strings.Contains(e.msg, "build it") {
+			t.Errorf("CI=%q KUBEBUILDER_ASSETS=%q: %v, want an error naming the binary and the build with mustFail %t", c.ci, c.assets, err, c.mustFail)
+		}
+	}
+	dir := t.TempDir()
+	t.Setenv("KUBEBUILDER_ASSETS", dir)
+	if err := os.WriteFile(filepath.Join(dir, "kube-scheduler"), []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if got := Binary(t, "kube-scheduler"); got != filepath.Join(dir, "kube-scheduler") {
+		t.Errorf("Binary: %s", got)
+	}
+}

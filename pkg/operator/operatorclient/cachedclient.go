@@ -7,6 +7,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	appsv1client "k8s.io/client-go/kubernetes/typed/apps/v1"
@@ -60,6 +61,20 @@ func cached[T interface{ DeepCopy() T }](obj T, err error) (T, error) {
 	return obj.DeepCopy(), nil
 }
 
+// cachedOrLive is cached for the caches that hold only objects labelled as
+// the operator's (cluster-scoped, kube-system): an object whose label was
+// removed by hand is not in them, yet exists, and creating it again would
+// fail with AlreadyExists forever. A miss there is asked of the API server,
+// so the apply that follows updates the object and puts the label back. A
+// converged operator misses nothing, so this costs a GET only before it
+// creates or adopts an object.
+func cachedOrLive[T interface{ DeepCopy() T }](obj T, err error, live func() (T, error)) (T, error) {
+	if apierrors.IsNotFound(err) {
+		return live()
+	}
+	return cached(obj, err)
+}
+
 func (c *cachedClientset) CoreV1() corev1client.CoreV1Interface {
 	return &cachedCoreV1{CoreV1Interface: c.Interface.CoreV1(), c: c}
 }
@@ -82,8 +97,9 @@ type namespaces struct {
 	c *cachedClientset
 }
 
-func (n namespaces) Get(_ context.Context, name string, _ metav1.GetOptions) (*corev1.Namespace, error) {
-	return cached(n.c.informers.InformersFor("").Core().V1().Namespaces().Lister().Get(name))
+func (n namespaces) Get(ctx context.Context, name string, opts metav1.GetOptions) (*corev1.Namespace, error) {
+	obj, err := n.c.informers.InformersFor("").Core().V1().Namespaces().Lister().Get(name)
+	return cachedOrLive(obj, err, func() (*corev1.Namespace, error) { return n.NamespaceInterface.Get(ctx, name, opts) })
 }
 
 func (v *cachedCoreV1) Namespaces() corev1client.NamespaceInterface {
@@ -158,8 +174,9 @@ type clusterRoles struct {
 	c *cachedClientset
 }
 
-func (s clusterRoles) Get(_ context.Context, name string, _ metav1.GetOptions) (*rbacv1.ClusterRole, error) {
-	return cached(s.c.informers.InformersFor("").Rbac().V1().ClusterRoles().Lister().Get(name))
+func (s clusterRoles) Get(ctx context.Context, name string, opts metav1.GetOptions) (*rbacv1.ClusterRole, error) {
+	obj, err := s.c.informers.InformersFor("").Rbac().V1().ClusterRoles().Lister().Get(name)
+	return cachedOrLive(obj, err, func() (*rbacv1.ClusterRole, error) { return s.ClusterRoleInterface.Get(ctx, name, opts) })
 }
 
 func (v *cachedRbacV1) ClusterRoles() rbacv1client.ClusterRoleInterface {
@@ -175,8 +192,9 @@ type clusterRoleBindings struct {
 	c *cachedClientset
 }
 
-func (s clusterRoleBindings) Get(_ context.Context, name string, _ metav1.GetOptions) (*rbacv1.ClusterRoleBinding, error) {
-	return cached(s.c.informers.InformersFor("").Rbac().V1().ClusterRoleBindings().Lister().Get(name))
+func (s clusterRoleBindings) Get(ctx context.Context, name string, opts metav1.GetOptions) (*rbacv1.ClusterRoleBinding, error) {
+	obj, err := s.c.informers.InformersFor("").Rbac().V1().ClusterRoleBindings().Lister().Get(name)
+	return cachedOrLive(obj, err, func() (*rbacv1.ClusterRoleBinding, error) { return s.ClusterRoleBindingInterface.Get(ctx, name, opts) })
 }
 
 func (v *cachedRbacV1) ClusterRoleBindings() rbacv1client.ClusterRoleBindingInterface {
@@ -211,8 +229,12 @@ type roleBindings struct {
 	ns string
 }
 
-func (s roleBindings) Get(_ context.Context, name string, _ metav1.GetOptions) (*rbacv1.RoleBinding, error) {
-	return cached(s.c.informers.InformersFor(s.ns).Rbac().V1().RoleBindings().Lister().RoleBindings(s.ns).Get(name))
+func (s roleBindings) Get(ctx context.Context, name string, opts metav1.GetOptions) (*rbacv1.RoleBinding, error) {
+	obj, err := s.c.informers.InformersFor(s.ns).Rbac().V1().RoleBindings().Lister().RoleBindings(s.ns).Get(name)
+	if s.ns != KubeSystemNamespace { // the operand namespace is cached whole
+		return cached(obj, err)
+	}
+	return cachedOrLive(obj, err, func() (*rbacv1.RoleBinding, error) { return s.RoleBindingInterface.Get(ctx, name, opts) })
 }
 
 func (v *cachedRbacV1) RoleBindings(ns string) rbacv1client.RoleBindingInterface {

@@ -46,6 +46,9 @@ func Validate(sim *simv1alpha1.Simulator) field.ErrorList {
 		case embeddedEtcd(spec) && (p.value == etcdClientPort || p.value == etcdPeerPort):
 			errs = append(errs, field.Invalid(fp, p.value,
 				fmt.Sprintf("is used by the Pod's etcd container (ports %d and %d): choose another port, or set etcdURL", etcdClientPort, etcdPeerPort)))
+		case p.value == embeddedSecurePort && kepLayoutImage(spec.Image):
+			errs = append(errs, field.Invalid(fp, p.value,
+				fmt.Sprintf("is the secure port of the kube-apiserver that %s runs inside its container, on every address and not configurable (the simulator exits with \"address already in use\"): choose another port", spec.Image)))
 		}
 	}
 	if spec.KubeAPIServerPort == spec.SimulatorServerPort {
@@ -173,3 +176,17 @@ func checkURL(s string, httpOnly bool) string {
 	}
 	return ""
 }
+
+// embeddedSecurePort is where the kube-apiserver inside a KEP-159 simulator
+// (simulator-backend v0.1.x) serves TLS: kube-apiserver's default, which the
+// simulator neither sets nor lets its environment set. KUBE_API_PORT is a
+// plain-HTTP proxy in front of it.
+const embeddedSecurePort = 6443
+
+// kepLayoutImage says whether image is a simulator-backend v0.1.x, the
+// releases with KEP-159's single-container layout.
+func kepLayoutImage(image string) bool {
+	return strings.HasPrefix(image, kepLayoutImagePrefix)
+}
+
+const kepLayoutImagePrefix = "registry.k8s.io/scheduler-simulator/simulator-backend:v0.1."

@@ -48,6 +48,10 @@ func TestValidate(t *testing.T) {
 		}, want: []string{"must differ"}},
 		{name: "port taken by the etcd container", mutate: func(s *simv1alpha1.Simulator) { s.Spec.KubeAPIServerPort = 2379 },
 			want: []string{"spec.kubeAPIServerPort", "etcd container", "set etcdURL"}},
+		{name: "port taken by the embedded kube-apiserver's secure port", mutate: func(s *simv1alpha1.Simulator) { s.Spec.KubeAPIServerPort = 6443 },
+			want: []string{"spec.kubeAPIServerPort", "secure port", "simulator-backend:v0.1.1", "choose another port"}},
+		{name: "6443 for the simulator server", mutate: func(s *simv1alpha1.Simulator) { s.Spec.SimulatorServerPort = 6443 },
+			want: []string{"spec.simulatorServerPort", "secure port"}},
 
 		{name: "etcdURL without scheme", mutate: func(s *simv1alpha1.Simulator) { s.Spec.EtcdURL = ptr.To("etcd:2379") },
 			want: []string{"spec.etcdURL", "http://"}},

@@ -63,4 +63,39 @@
 // any other image runs the upstream kube-scheduler, so an image's own
 // out-of-tree plugins (Fluence ...) are not available. Sidecars do not run
 // (they are reported running).
+//
+// # Simulators
+//
+// RunSimulators plays kubelet, in the same way, for the Pods of Simulators in
+// every namespace (label SimulatorSelector). kwok's pod-ready stage leaves these
+// Pods alone (hack/controlplane/build.sh excludes them), so a Simulator's Pod is
+// Ready only when this runner says so. Per Pod:
+//
+//   - A network namespace of its own (CAP_SYS_ADMIN: run as root), held by a
+//     sleep process as a pod sandbox is by pause, with loopback up and the
+//     address 10.244.0.2 plus a default route on lo: the simulator's embedded
+//     kube-apiserver picks its advertised address from the default route and
+//     exits without one. The containers therefore listen on exactly the ports
+//     of their spec, and simulator v0.1.1 may bind 0.0.0.0:6443 (its
+//     kube-apiserver's secure port, which nothing configures) in every Pod.
+//   - Each named containerPort of the "simulator" container is forwarded from
+//     a free host loopback port, as kubectl port-forward does; Simulator.Endpoints
+//     and the file <dir>/endpoints ("<port name> <URL>" lines) give the URLs.
+//   - The "etcd" container runs the control plane's etcd binary with the
+//     container's arguments; it starts first, keeps running while the simulator
+//     restarts (so the simulated cluster survives a simulator crash, as in a
+//     Pod), and stops with the Pod.
+//   - The "simulator" container runs the simulator binary (image
+//     simulator-backend v0.1.x; any other image is reported
+//     CreateContainerError) with exactly the container's env, plus PATH and
+//     HOME as a runtime adds them, in a working directory holding the module's
+//     config.yaml (the image runs it from /, next to its /config.yaml).
+//   - configMap and emptyDir volumes live under <dir>/volumes/<name>; a path in
+//     env or arguments under a volume mount is rewritten to it (there is no
+//     mount namespace). ConfigMap files are written afresh at every start.
+//   - Readiness is the container's own readinessProbe (TCP or HTTP GET), run
+//     in the Pod's namespace at every resync.
+//
+// Restarts, back-off, the status written and deletion are as for the
+// scheduler's pods.
 package operandrunner

@@ -5,12 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
-	"sync"
-	"syscall"
 	"time"
 
 	authenticationv1 "k8s.io/api/authentication/v1"
@@ -161,23 +157,15 @@ func ReadPod(ctx context.Context, kube kubernetes.Interface, pod *corev1.Pod) (*
 
 // Scheduler is one run of the kube-scheduler process of a pod.
 type Scheduler struct {
+	*Process
 	// Pod is what it runs.
 	Pod *Pod
 	// Args are the arguments it was started with.
 	Args []string
-	// LogPath is the pod's log (stdout and stderr), appended to across restarts.
-	LogPath string
-	// StartedAt is when the process started.
-	StartedAt time.Time
-
-	cmd        *exec.Cmd
-	logOffset  int64 // where this run's output starts in LogPath
-	done       chan struct{}
-	exitErr    error
-	finishedAt time.Time
-	stopOnce   sync.Once
-	cancel     context.CancelFunc
 }
+
+// ready stands in for the readiness probe: the host process serves no port.
+func (s *Scheduler) ready(now time.Time) bool { return now.Sub(s.StartedAt) >= readyAfter }
 
 // Start writes the token, kubeconfig and config.yaml into o.Dir/<pod name> and
 // starts kube-scheduler for pod. The process is killed when the calling process
@@ -210,74 +198,17 @@ func Start(ctx context.Context, o Options, pod *Pod) (*Scheduler, error) {
 		return nil, err
 	}
 
-	logPath := filepath.Join(dir, LogFile)
-	logFile, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	refreshCtx, cancel := context.WithCancel(context.Background())
+	p, err := startProcess(hostCommand{Binary: binary, Args: args, Container: render.OperandName,
+		LogPath: filepath.Join(dir, LogFile), PIDPath: filepath.Join(dir, PIDFile)}, cancel)
 	if err != nil {
+		cancel()
 		return nil, err
 	}
-	fmt.Fprintf(logFile, "=== operandrunner: pod %s: starting %s %s\n", pod.Name, binary, strings.Join(args, " "))
-	var offset int64
-	if fi, err := logFile.Stat(); err == nil {
-		offset = fi.Size()
-	}
-	cmd := exec.Command(binary, args...)
-	cmd.Stdout, cmd.Stderr = logFile, logFile
-	// Never outlive the harness: a test that dies must not leave a scheduler.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	if err := cmd.Start(); err != nil {
-		logFile.Close()
-		return nil, fmt.Errorf("starting %s: %w", binary, err)
-	}
-	pidPath := filepath.Join(dir, PIDFile)
-	_ = os.WriteFile(pidPath, []byte(strconv.Itoa(cmd.Process.Pid)+"\n"), 0o600)
-
-	refreshCtx, cancel := context.WithCancel(context.Background())
-	s := &Scheduler{Pod: pod, Args: args, LogPath: logPath, StartedAt: time.Now(),
-		cmd: cmd, logOffset: offset, done: make(chan struct{}), cancel: cancel}
-	go func() {
-		s.exitErr = cmd.Wait()
-		s.finishedAt = time.Now()
-		logFile.Close()
-		_ = os.Remove(pidPath)
-		cancel()
-		close(s.done)
-	}()
+	s := &Scheduler{Process: p, Pod: pod, Args: args}
 	go s.refreshToken(refreshCtx, o, kube, tokenPath, expires)
-	o.logf("pod %s: %s started (pid %d, ConfigMap %s), log %s", pod.Name, filepath.Base(binary), cmd.Process.Pid, pod.ConfigMap, logPath)
+	o.logf("pod %s: %s started (pid %d, ConfigMap %s), log %s", pod.Name, filepath.Base(binary), p.PID(), pod.ConfigMap, p.LogPath)
 	return s, nil
-}
-
-// Done is closed when the process has exited.
-func (s *Scheduler) Done() <-chan struct{} { return s.done }
-
-// ExitErr is the process's exit status once Done is closed.
-func (s *Scheduler) ExitErr() error { return s.exitErr }
-
-// ExitCode is the exit code a container runtime reports once Done is closed:
-// 128+signal for a process killed by a signal.
-func (s *Scheduler) ExitCode() int32 { return exitCode(s.cmd.ProcessState) }
-
-// FinishedAt is when the process exited, once Done is closed.
-func (s *Scheduler) FinishedAt() time.Time { return s.finishedAt }
-
-// TerminationMessage is what a kubelet reports for this run with
-// FallbackToLogsOnError, once Done is closed: the tail of its log.
-func (s *Scheduler) TerminationMessage() string {
-	return readTerminationMessage(s.LogPath, s.logOffset)
-}
-
-// Stop terminates the process (SIGTERM, then SIGKILL after 10 s) and waits for it.
-func (s *Scheduler) Stop() {
-	s.stopOnce.Do(func() {
-		s.cancel()
-		_ = s.cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-s.done:
-		case <-time.After(stopTimeout):
-			_ = s.cmd.Process.Kill()
-			<-s.done
-		}
-	})
 }
 
 func (s *Scheduler) refreshToken(ctx context.Context, o Options, kube kubernetes.Interface, path string, expires time.Time) {

@@ -16,6 +16,7 @@ import (
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	corelisters "k8s.io/client-go/listers/core/v1"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/utils/ptr"
 
@@ -46,13 +47,56 @@ const (
 // exits, stops it when the pod is deleted, and reports the container's status
 // on the pod. started, when not nil, is called with every process it starts.
 func Run(ctx context.Context, o Options, started func(*Scheduler)) error {
-	kube, err := kubernetes.NewForConfig(o.Admin)
+	return run(ctx, o.Admin, o.logf, podKind{
+		namespace: render.OperandNamespace,
+		selector:  PodSelector,
+		container: render.OperandName,
+		read: func(ctx context.Context, kube kubernetes.Interface, p *corev1.Pod) (any, error) {
+			return ReadPod(ctx, kube, p)
+		},
+		start: func(ctx context.Context, read any) (process, error) {
+			s, err := Start(ctx, o, read.(*Pod))
+			if err == nil && started != nil {
+				started(s)
+			}
+			return s, err
+		},
+	})
+}
+
+// process is one run of the container a podKind plays.
+type process interface {
+	process() *Process
+	// ready is the readiness probe's verdict at now.
+	ready(now time.Time) bool
+	Stop()
+}
+
+// podKind says which pods run plays and how it runs their container.
+type podKind struct {
+	// namespace ("" for all) and label selector of the pods.
+	namespace, selector string
+	// container is the container whose process is run and reported; the pod's
+	// other containers are reported running.
+	container string
+	// read reads what the container runs with. An error wrapping
+	// errNoConfigMap keeps it ContainerCreating.
+	read func(ctx context.Context, kube kubernetes.Interface, p *corev1.Pod) (any, error)
+	// start starts the container's process from what read returned.
+	start func(ctx context.Context, read any) (process, error)
+	// forget, when set, is called once a pod's process is stopped for good
+	// (the pod is gone or being deleted, or the runner ends).
+	forget func(uid types.UID)
+}
+
+func run(ctx context.Context, admin *rest.Config, logf func(string, ...interface{}), kind podKind) error {
+	kube, err := kubernetes.NewForConfig(admin)
 	if err != nil {
 		return err
 	}
 	factory := informers.NewSharedInformerFactoryWithOptions(kube, 0,
-		informers.WithNamespace(render.OperandNamespace),
-		informers.WithTweakListOptions(func(lo *metav1.ListOptions) { lo.LabelSelector = PodSelector }))
+		informers.WithNamespace(kind.namespace),
+		informers.WithTweakListOptions(func(lo *metav1.ListOptions) { lo.LabelSelector = kind.selector }))
 	informer := factory.Core().V1().Pods()
 	wake := make(chan struct{}, 1)
 	poke := func() {
@@ -76,7 +120,7 @@ func Run(ctx context.Context, o Options, started func(*Scheduler)) error {
 		return nil // ctx ended
 	}
 
-	k := &kubelet{o: o, kube: kube, pods: informer.Lister(), started: started, poke: poke,
+	k := &kubelet{kind: kind, logf: logf, kube: kube, pods: informer.Lister(), poke: poke,
 		runs: map[types.UID]*podRun{}, deleting: map[types.UID]bool{}}
 	defer k.stopAll()
 	tick := time.NewTicker(resyncInterval)
@@ -94,12 +138,12 @@ func Run(ctx context.Context, o Options, started func(*Scheduler)) error {
 
 // kubelet is the state of Run; only its loop touches it.
 type kubelet struct {
-	o       Options
-	kube    kubernetes.Interface
-	pods    corelisters.PodLister
-	started func(*Scheduler)
-	poke    func()
-	runs    map[types.UID]*podRun
+	kind podKind
+	logf func(string, ...interface{})
+	kube kubernetes.Interface
+	pods corelisters.PodLister
+	poke func()
+	runs map[types.UID]*podRun
 	// deleting are the pods being deleted whose process is stopped or stopping.
 	deleting map[types.UID]bool
 	stopping sync.WaitGroup
@@ -107,12 +151,13 @@ type kubelet struct {
 
 // podRun is one pod the runner plays.
 type podRun struct {
-	name string
-	c    *containerRun
-	// pod is what the last start read; a restart reuses it when the ConfigMap
+	uid             types.UID
+	namespace, name string
+	c               *containerRun
+	// read is what the last start read; a restart reuses it when the ConfigMap
 	// cannot be read any more, as a kubelet keeps a mounted volume's files.
-	pod       *Pod
-	s         *Scheduler
+	read      any
+	s         process
 	backoff   time.Duration
 	notBefore time.Time
 	// written is the status last written, to tell when someone else (kwok)
@@ -122,9 +167,9 @@ type podRun struct {
 }
 
 func (k *kubelet) sync(ctx context.Context) {
-	list, err := k.pods.Pods(render.OperandNamespace).List(labels.Everything())
+	list, err := k.pods.List(labels.Everything())
 	if err != nil {
-		k.o.logf("listing the operand's pods: %v", err)
+		k.logf("listing pods: %v", err)
 		return
 	}
 	sort.Slice(list, func(i, j int) bool { return list[i].Name < list[j].Name })
@@ -133,14 +178,14 @@ func (k *kubelet) sync(ctx context.Context) {
 		listed[p.UID] = true
 		if p.DeletionTimestamp != nil && p.Spec.NodeName != "" && !k.deleting[p.UID] {
 			k.deleting[p.UID] = true
-			k.o.logf("pod %s is being deleted: stopping its kube-scheduler, then deleting it for good", p.Name)
+			k.logf("pod %s/%s is being deleted: stopping its %s, then deleting it for good", p.Namespace, p.Name, k.kind.container)
 			k.stop(ctx, k.runs[p.UID], p)
 			delete(k.runs, p.UID)
 		}
 	}
 	for uid, r := range k.runs {
 		if !listed[uid] {
-			k.o.logf("pod %s is gone: stopping its kube-scheduler", r.name)
+			k.logf("pod %s/%s is gone: stopping its %s", r.namespace, r.name, k.kind.container)
 			k.stop(ctx, r, nil)
 			delete(k.runs, uid)
 		}
@@ -157,9 +202,9 @@ func (k *kubelet) sync(ctx context.Context) {
 		r := k.runs[p.UID]
 		if r == nil {
 			// Not ready before anything runs: kwok has made the pod Ready already.
-			r = &podRun{name: p.Name, c: newContainerRun(p), backoff: minBackoff}
+			r = &podRun{uid: p.UID, namespace: p.Namespace, name: p.Name, c: newContainerRun(p, k.kind.container), backoff: minBackoff}
 			k.runs[p.UID] = r
-			k.o.logf("pod %s on node %s: playing kubelet", p.Name, p.Spec.NodeName)
+			k.logf("pod %s/%s on node %s: playing kubelet", p.Namespace, p.Name, p.Spec.NodeName)
 			p = k.report(ctx, r, p)
 		}
 		k.step(ctx, r, p)
@@ -172,26 +217,26 @@ func (k *kubelet) sync(ctx context.Context) {
 func (k *kubelet) step(ctx context.Context, r *podRun, p *corev1.Pod) {
 	now := time.Now()
 	if r.s != nil {
+		s := r.s.process()
 		select {
-		case <-r.s.Done():
+		case <-s.Done():
 		default:
 			return
 		}
-		s := r.s
 		r.s = nil
 		if s.FinishedAt().Sub(s.StartedAt) > resetAfter {
 			r.backoff = minBackoff
 		}
 		r.c.exited(s.ExitCode(), s.TerminationMessage(), s.FinishedAt(), r.backoff, p.Name)
-		k.o.logf("pod %s: kube-scheduler exited (%v); restarting in %s, see %s", p.Name, s.ExitErr(), r.backoff, s.LogPath)
+		k.logf("pod %s/%s: %s exited (%v); restarting in %s, see %s", p.Namespace, p.Name, k.kind.container, s.ExitErr(), r.backoff, s.LogPath)
 		r.notBefore = now.Add(r.backoff)
 		r.backoff = min(2*r.backoff, maxBackoff)
 	}
 	if now.Before(r.notBefore) {
 		return
 	}
-	pod, err := ReadPod(ctx, k.kube, p)
-	if err != nil && r.pod == nil {
+	read, err := k.kind.read(ctx, k.kube, p)
+	if err != nil && r.read == nil {
 		reason := "CreateContainerConfigError"
 		if errors.Is(err, errNoConfigMap) {
 			reason = "ContainerCreating" // a kubelet waits for the volume
@@ -200,22 +245,19 @@ func (k *kubelet) step(ctx context.Context, r *podRun, p *corev1.Pod) {
 		return
 	}
 	if err == nil {
-		r.pod = pod
+		r.read = read
 	}
-	s, err := Start(ctx, k.o, r.pod)
+	s, err := k.kind.start(ctx, r.read)
 	if err != nil {
 		k.failed(ctx, r, "CreateContainerError", err)
 		return
 	}
 	r.s, r.lastErr = s, ""
-	r.c.started(s.StartedAt)
+	r.c.started(s.process().StartedAt, s.ready)
 	go func() {
-		<-s.Done()
+		<-s.process().Done()
 		k.poke()
 	}()
-	if k.started != nil {
-		k.started(s)
-	}
 }
 
 // failed keeps the container waiting with reason and retries soon, logging each
@@ -224,7 +266,7 @@ func (k *kubelet) failed(ctx context.Context, r *podRun, reason string, err erro
 	r.notBefore = time.Now().Add(retryInterval)
 	r.c.Waiting = corev1.ContainerStateWaiting{Reason: reason, Message: err.Error()}
 	if msg := err.Error(); msg != r.lastErr && ctx.Err() == nil {
-		k.o.logf("pod %s: %s: %v", r.name, reason, err)
+		k.logf("pod %s/%s: %s: %v", r.namespace, r.name, reason, err)
 		r.lastErr = msg
 	}
 }
@@ -243,14 +285,14 @@ func (k *kubelet) report(ctx context.Context, r *podRun, p *corev1.Pod) *corev1.
 	if err != nil {
 		// A conflict or a deleted pod shows in the next event.
 		if !apierrors.IsConflict(err) && !apierrors.IsNotFound(err) && ctx.Err() == nil {
-			k.o.logf("pod %s: updating its status: %v", p.Name, err)
+			k.logf("pod %s: updating its status: %v", p.Name, err)
 		}
 		return p
 	}
 	// No conflict: p was current, so a readiness other than the one written
 	// last came from someone else.
 	if r.written != nil && readiness(*r.written) != readiness(p.Status) {
-		k.o.logf("pod %s: its Ready condition was set to %q by someone else (kwok?); wrote %q again",
+		k.logf("pod %s: its Ready condition was set to %q by someone else (kwok?); wrote %q again",
 			p.Name, readiness(p.Status), readiness(want))
 	}
 	r.written = &out.Status
@@ -270,7 +312,7 @@ func readiness(s corev1.PodStatus) corev1.ConditionStatus {
 // as a kubelet does once its containers are gone. kwok's pod-delete stage
 // usually has deleted it already.
 func (k *kubelet) stop(ctx context.Context, r *podRun, deleting *corev1.Pod) {
-	var s *Scheduler
+	var s process
 	if r != nil {
 		s, r.s = r.s, nil
 	}
@@ -280,6 +322,9 @@ func (k *kubelet) stop(ctx context.Context, r *podRun, deleting *corev1.Pod) {
 		if s != nil {
 			s.Stop()
 		}
+		if r != nil && k.kind.forget != nil {
+			k.kind.forget(r.uid)
+		}
 		if deleting == nil || ctx.Err() != nil {
 			return
 		}
@@ -288,7 +333,7 @@ func (k *kubelet) stop(ctx context.Context, r *podRun, deleting *corev1.Pod) {
 			Preconditions:      &metav1.Preconditions{UID: &deleting.UID},
 		})
 		if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) && ctx.Err() == nil {
-			k.o.logf("pod %s: deleting it: %v", deleting.Name, err)
+			k.logf("pod %s/%s: deleting it: %v", deleting.Namespace, deleting.Name, err)
 		}
 	}()
 }
@@ -305,12 +350,12 @@ func (k *kubelet) stopAll() {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	for uid, r := range k.runs {
-		err := k.kube.CoreV1().Pods(render.OperandNamespace).Delete(ctx, r.name, metav1.DeleteOptions{
+		err := k.kube.CoreV1().Pods(r.namespace).Delete(ctx, r.name, metav1.DeleteOptions{
 			GracePeriodSeconds: ptr.To(int64(0)),
 			Preconditions:      &metav1.Preconditions{UID: ptr.To(uid)},
 		})
 		if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
-			k.o.logf("pod %s: deleting it on exit: %v", r.name, err)
+			k.logf("pod %s/%s: deleting it on exit: %v", r.namespace, r.name, err)
 		}
 	}
 }

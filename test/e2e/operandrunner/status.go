@@ -12,8 +12,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
-
-	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render"
 )
 
 // A kubelet's bounds for the log tail it takes as the termination message with
@@ -33,13 +31,15 @@ type containerRun struct {
 	LastTerminated *corev1.ContainerStateTerminated
 	// Waiting is the state while no process runs.
 	Waiting corev1.ContainerStateWaiting
+	// ready is the readiness probe of the running process.
+	ready func(now time.Time) bool
 }
 
 // newContainerRun adopts the restart count and last state the pod reports, as a
 // restarted kubelet recovers them from the runtime: a runner started after
 // another (the next test) continues where that one left off.
-func newContainerRun(pod *corev1.Pod) *containerRun {
-	c := &containerRun{Name: render.OperandName, Waiting: corev1.ContainerStateWaiting{Reason: "ContainerCreating"}}
+func newContainerRun(pod *corev1.Pod, container string) *containerRun {
+	c := &containerRun{Name: container, Waiting: corev1.ContainerStateWaiting{Reason: "ContainerCreating"}}
 	for _, sc := range pod.Spec.Containers {
 		if sc.Name == c.Name {
 			c.Image = sc.Image
@@ -54,8 +54,8 @@ func newContainerRun(pod *corev1.Pod) *containerRun {
 	return c
 }
 
-func (c *containerRun) started(at time.Time) {
-	c.StartedAt = at
+func (c *containerRun) started(at time.Time, ready func(now time.Time) bool) {
+	c.StartedAt, c.ready = at, ready
 	c.Waiting = corev1.ContainerStateWaiting{}
 }
 
@@ -71,7 +71,7 @@ func (c *containerRun) exited(code int32, message string, finishedAt time.Time, 
 		ExitCode: code, Reason: reason, Message: message,
 		StartedAt: apiTime(c.StartedAt), FinishedAt: apiTime(finishedAt),
 	}
-	c.StartedAt = time.Time{}
+	c.StartedAt, c.ready = time.Time{}, nil
 	c.Restarts++
 	c.Waiting = corev1.ContainerStateWaiting{
 		Reason:  "CrashLoopBackOff",
@@ -79,13 +79,14 @@ func (c *containerRun) exited(code int32, message string, finishedAt time.Time, 
 	}
 }
 
-// status is the container's status at now: ready once it has run readyAfter.
+// status is the container's status at now: ready while running and its
+// readiness probe says so.
 func (c *containerRun) status(now time.Time) corev1.ContainerStatus {
 	running := !c.StartedAt.IsZero()
 	cs := corev1.ContainerStatus{Name: c.Name, Image: c.Image, RestartCount: c.Restarts, Started: ptr.To(running)}
 	if running {
 		cs.State.Running = &corev1.ContainerStateRunning{StartedAt: apiTime(c.StartedAt)}
-		cs.Ready = now.Sub(c.StartedAt) >= readyAfter
+		cs.Ready = c.ready(now)
 	} else {
 		w := c.Waiting
 		cs.State.Waiting = &w

@@ -103,7 +103,7 @@ func ptrTime(t time.Time) *metav1.Time { mt := apiTime(t); return &mt }
 
 func TestContainerLifecycle(t *testing.T) {
 	t0 := time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)
-	c := newContainerRun(kwokPod(t0))
+	c := newContainerRun(kwokPod(t0), "secondary-scheduler")
 
 	cs := c.status(t0)
 	if cs.Ready || cs.State.Waiting == nil || cs.State.Waiting.Reason != "ContainerCreating" || cs.Image != "scheduler:1" {
@@ -111,7 +111,7 @@ func TestContainerLifecycle(t *testing.T) {
 	}
 
 	start := t0.Add(time.Second)
-	c.started(start)
+	c.started(start, schedulerStartedAt(start).ready)
 	if cs := c.status(start.Add(readyAfter - time.Millisecond)); cs.Ready || cs.State.Running == nil {
 		t.Errorf("within the grace: %+v, want running, not ready", cs)
 	}
@@ -133,7 +133,7 @@ func TestContainerLifecycle(t *testing.T) {
 		t.Errorf("after an exit:\n%+v\nwant\n%+v", cs, want)
 	}
 
-	c.started(end.Add(4 * time.Second))
+	c.started(end.Add(4*time.Second), schedulerStartedAt(end.Add(4*time.Second)).ready)
 	if cs := c.status(end.Add(4 * time.Second)); cs.RestartCount != 1 || cs.LastTerminationState.Terminated == nil || cs.State.Running == nil {
 		t.Errorf("restarted: %+v, want running with restartCount 1 and the last termination", cs)
 	}
@@ -143,7 +143,7 @@ func TestContainerLifecycle(t *testing.T) {
 	}
 
 	again := newContainerRun(&corev1.Pod{Spec: kwokPod(t0).Spec, Status: corev1.PodStatus{ContainerStatuses: []corev1.ContainerStatus{
-		{Name: "secondary-scheduler", RestartCount: 2, LastTerminationState: want.LastTerminationState}}}})
+		{Name: "secondary-scheduler", RestartCount: 2, LastTerminationState: want.LastTerminationState}}}}, "secondary-scheduler")
 	if again.Restarts != 2 || again.LastTerminated == nil || again.LastTerminated.ExitCode != 1 {
 		t.Errorf("a pod another runner played: %+v, want its restart count and last state adopted", again)
 	}
@@ -153,7 +153,7 @@ func TestPodStatusOverridesKwok(t *testing.T) {
 	t0 := time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)
 	now := t0.Add(time.Second)
 	pod := kwokPod(t0)
-	c := newContainerRun(pod)
+	c := newContainerRun(pod, "secondary-scheduler")
 
 	st := podStatus(pod, c.status(now), now)
 	if st.Phase != corev1.PodRunning {
@@ -177,7 +177,7 @@ func TestPodStatusOverridesKwok(t *testing.T) {
 		t.Errorf("the status read back differs from the one wanted:\n%+v\n%+v", again, pod.Status)
 	}
 
-	c.started(now)
+	c.started(now, schedulerStartedAt(now).ready)
 	later := now.Add(readyAfter)
 	st = podStatus(pod, c.status(later), later)
 	if cond := findCondition(st.Conditions, corev1.PodReady); cond.Status != corev1.ConditionTrue || !cond.LastTransitionTime.Equal(ptrTime(later)) || cond.Reason != "" {
@@ -201,4 +201,9 @@ func roundTrip(t *testing.T, st corev1.PodStatus) corev1.PodStatus {
 		t.Fatal(err)
 	}
 	return out
+}
+
+// schedulerStartedAt is a kube-scheduler run started at start, for its readiness.
+func schedulerStartedAt(start time.Time) *Scheduler {
+	return &Scheduler{Process: &Process{StartedAt: start}}
 }

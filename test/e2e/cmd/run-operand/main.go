@@ -3,9 +3,12 @@
 // kube-scheduler binary as a host process with the pod's arguments, the
 // ConfigMap its config volume names and a token of its ServiceAccount, and
 // reports the container's status on the pod, until it receives SIGTERM or
-// SIGINT (which stops every process). See package operandrunner.
+// SIGINT (which stops every process). With --simulator it also plays kubelet
+// for the Pods of Simulators: the real simulator and etcd binaries, on loopback
+// ports listed in DIR/simulators/<namespace>_<pod>/endpoints. See package
+// operandrunner.
 //
-//	run-operand --kubeconfig=ADMIN --kube-scheduler=BIN --dir=DIR
+//	run-operand --kubeconfig=ADMIN --kube-scheduler=BIN --dir=DIR [--simulator=BIN --simulator-config=FILE --etcd=BIN]
 package main
 
 import (
@@ -15,6 +18,7 @@ import (
 	"log"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"syscall"
 
 	"k8s.io/client-go/tools/clientcmd"
@@ -27,9 +31,13 @@ func main() {
 	binary := flag.String("kube-scheduler", "", "path of the kube-scheduler binary")
 	plugins := flag.String("scheduler-plugins", "", "path of scheduler-plugins' scheduler, for pods of its image (optional)")
 	dir := flag.String("dir", "", "directory for one directory per pod with its kubeconfig, token, config.yaml, log and pid file")
+	simulator := flag.String("simulator", "", "path of the simulator binary (v0.1.x): also play the Pods of Simulators (optional)")
+	simulatorConfig := flag.String("simulator-config", "", "the simulator module's config.yaml, with --simulator")
+	etcd := flag.String("etcd", "", "path of the etcd binary, with --simulator")
 	flag.Parse()
-	if *kubeconfig == "" || *binary == "" || *dir == "" || flag.NArg() > 0 {
-		fmt.Fprintln(os.Stderr, "usage: run-operand --kubeconfig=FILE --kube-scheduler=BIN --dir=DIR")
+	if *kubeconfig == "" || *binary == "" || *dir == "" || flag.NArg() > 0 ||
+		(*simulator != "" && (*simulatorConfig == "" || *etcd == "")) {
+		fmt.Fprintln(os.Stderr, "usage: run-operand --kubeconfig=FILE --kube-scheduler=BIN --dir=DIR [--simulator=BIN --simulator-config=FILE --etcd=BIN]")
 		os.Exit(2)
 	}
 	admin, err := clientcmd.BuildConfigFromFlags("", *kubeconfig)
@@ -39,14 +47,34 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
 	log.SetPrefix("run-operand: ")
-	err = operandrunner.Run(ctx, operandrunner.Options{
-		Admin:            admin,
-		KubeScheduler:    *binary,
-		SchedulerPlugins: *plugins,
-		Dir:              *dir,
-		Logf:             log.Printf,
-	}, nil)
-	if err != nil {
-		log.Fatal(err)
+	errs := make(chan error, 2)
+	runs := 1
+	go func() {
+		errs <- operandrunner.Run(ctx, operandrunner.Options{
+			Admin:            admin,
+			KubeScheduler:    *binary,
+			SchedulerPlugins: *plugins,
+			Dir:              *dir,
+			Logf:             log.Printf,
+		}, nil)
+	}()
+	if *simulator != "" {
+		runs++
+		go func() {
+			errs <- operandrunner.RunSimulators(ctx, operandrunner.SimulatorOptions{
+				Admin:           admin,
+				Simulator:       *simulator,
+				SimulatorConfig: *simulatorConfig,
+				Etcd:            *etcd,
+				Dir:             filepath.Join(*dir, "simulators"),
+				Logf:            log.Printf,
+			}, nil)
+		}()
+	}
+	for ; runs > 0; runs-- {
+		if err := <-errs; err != nil {
+			log.Fatal(err)
+		}
+		stop() // one ended: end the other
 	}
 }

@@ -1,0 +1,556 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"reflect"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	operatorv1 "github.com/openshift/api/operator/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/utils/ptr"
+
+	secondaryschedulerv1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1"
+	simv1alpha1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/simulation/v1alpha1"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render"
+	"github.com/openshift/secondary-scheduler-operator/test/framework"
+)
+
+// The fault suite (make test-faults: hack/test-e2e.sh --faults runs only the
+// tests named TestFault*). Each kill is a SIGKILL of the operator's host
+// process at a random point of a change, followed by a start of the same
+// binary; each scenario then checks that everything converges (waitReconciled,
+// or the removed state), that nothing the operator owns is orphaned or
+// missing, that the user's ConfigMap is intact, and that no scheduler pod is
+// duplicated. Convergence times (from the kill) are logged with p50/p99 as
+// "FAULT <scenario>: ..." lines, which docs/reliability.md quotes.
+
+// faultRepeat is how many times each kill is repeated (FAULTS_REPEAT, default 3).
+func faultRepeat(t *testing.T) int {
+	n := 3
+	if v := os.Getenv("FAULTS_REPEAT"); v != "" {
+		var err error
+		if n, err = strconv.Atoi(v); err != nil || n < 1 {
+			t.Fatalf("FAULTS_REPEAT=%q: want a positive number", v)
+		}
+	}
+	return n
+}
+
+// killAt kills the operator after a random delay of up to max, and starts it
+// again. It returns when the kill happened.
+func (c *cluster) killAt(t *testing.T, max time.Duration) time.Time {
+	t.Helper()
+	delay := time.Duration(rand.Int64N(int64(max)))
+	time.Sleep(delay)
+	c.killOperator(t)
+	killed := time.Now()
+	t.Logf("killed the operator %s into the change", delay.Round(time.Millisecond))
+	c.startOperator(t)
+	return killed
+}
+
+// ownedObjects names the objects the operator owns for the SecondaryScheduler
+// (label managed-by) in the operand namespace and cluster-wide, as kind/name,
+// config ConfigMaps (named by content) apart.
+func (c *cluster) ownedObjects(ctx context.Context, t *testing.T) (objects []string, configMaps []string) {
+	t.Helper()
+	sel := metav1.ListOptions{LabelSelector: render.ManagedByLabel + "=" + render.ManagedByValue}
+	kube := c.admin.Kube
+	ns := render.OperandNamespace
+	lists := []struct {
+		kind string
+		list func() (runtime.Object, error)
+	}{
+		{"ConfigMap", func() (runtime.Object, error) { return kube.CoreV1().ConfigMaps(ns).List(ctx, sel) }},
+		{"Deployment", func() (runtime.Object, error) { return kube.AppsV1().Deployments(ns).List(ctx, sel) }},
+		{"Service", func() (runtime.Object, error) { return kube.CoreV1().Services(ns).List(ctx, sel) }},
+		{"ServiceAccount", func() (runtime.Object, error) { return kube.CoreV1().ServiceAccounts(ns).List(ctx, sel) }},
+		{"Role", func() (runtime.Object, error) { return kube.RbacV1().Roles(ns).List(ctx, sel) }},
+		{"RoleBinding", func() (runtime.Object, error) { return kube.RbacV1().RoleBindings(ns).List(ctx, sel) }},
+		{"ClusterRole", func() (runtime.Object, error) { return kube.RbacV1().ClusterRoles().List(ctx, sel) }},
+		{"ClusterRoleBinding", func() (runtime.Object, error) { return kube.RbacV1().ClusterRoleBindings().List(ctx, sel) }},
+	}
+	for _, l := range lists {
+		list, err := l.list()
+		if err != nil {
+			t.Fatalf("listing %ss: %v", l.kind, err)
+		}
+		items, err := meta.ExtractList(list)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, o := range items {
+			m, err := meta.Accessor(o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			switch {
+			case m.GetDeletionTimestamp() != nil:
+			case l.kind == "ConfigMap" && render.IsConfigMapName(m.GetName()):
+				configMaps = append(configMaps, m.GetName())
+			default:
+				objects = append(objects, l.kind+"/"+m.GetName())
+			}
+		}
+	}
+	sort.Strings(objects)
+	sort.Strings(configMaps)
+	return objects, configMaps
+}
+
+// checkOwned checks that the operator owns exactly want (kind/name), and no
+// more config ConfigMaps than it keeps (the desired one, the last known good,
+// and three more for rollback).
+func (c *cluster) checkOwned(ctx context.Context, t *testing.T, want []string) {
+	t.Helper()
+	got, configMaps := c.ownedObjects(ctx, t)
+	if !slices.Equal(got, want) {
+		t.Fatalf("the operator owns\n%v\nwant\n%v", got, want)
+	}
+	if len(configMaps) > 5 {
+		t.Fatalf("%d config ConfigMaps are left: %v", len(configMaps), configMaps)
+	}
+}
+
+// checkOneSchedulerPod checks that the scheduler's pods are exactly the
+// Deployment's replicas, all of its current template.
+func (c *cluster) checkOneSchedulerPod(ctx context.Context, t *testing.T) {
+	t.Helper()
+	framework.WaitForWithin(ctx, t, reconcileTimeout, "exactly the Deployment's pods", func() (bool, error) {
+		d, err := c.admin.Kube.AppsV1().Deployments(render.OperandNamespace).Get(ctx, render.OperandName, metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		pods, err := c.admin.Kube.CoreV1().Pods(render.OperandNamespace).List(ctx, metav1.ListOptions{LabelSelector: "app.kubernetes.io/name=" + render.OperandName})
+		if err != nil {
+			return false, err
+		}
+		var live []string
+		for _, p := range pods.Items {
+			if p.DeletionTimestamp == nil {
+				live = append(live, p.Name)
+			}
+		}
+		if int32(len(live)) != *d.Spec.Replicas {
+			return false, fmt.Errorf("%d scheduler pods %v, want %d", len(live), live, *d.Spec.Replicas)
+		}
+		return true, nil
+	})
+}
+
+// userConfigIntact checks the user's ConfigMap is still there, unchanged.
+func (c *cluster) userConfigIntact(ctx context.Context, t *testing.T, want *corev1.ConfigMap) {
+	t.Helper()
+	got, err := c.admin.Kube.CoreV1().ConfigMaps(want.Namespace).Get(ctx, want.Name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatalf("the user's ConfigMap %s: %v", want.Name, err)
+	}
+	if !reflect.DeepEqual(got.Data, want.Data) {
+		t.Fatalf("the user's ConfigMap %s changed", want.Name)
+	}
+}
+
+// waitNothingOwned waits until the operator owns nothing in the operand
+// namespace or cluster-wide, and also() (when set) returns nil.
+func (c *cluster) waitNothingOwned(ctx context.Context, t *testing.T, also func() error) {
+	t.Helper()
+	framework.WaitForWithin(ctx, t, reconcileTimeout, "everything the operator owned to be removed", func() (bool, error) {
+		if also != nil {
+			if err := also(); err != nil {
+				return false, err
+			}
+		}
+		objects, configMaps := c.ownedObjects(ctx, t)
+		if len(objects)+len(configMaps) > 0 {
+			return false, fmt.Errorf("still there: %v %v", objects, configMaps)
+		}
+		return true, nil
+	})
+}
+
+// faultTimes collects convergence times and logs them with p50/p99.
+type faultTimes struct {
+	scenario string
+	times    []time.Duration
+}
+
+func (f *faultTimes) add(d time.Duration) { f.times = append(f.times, d) }
+
+func (f *faultTimes) report(t *testing.T) {
+	s := slices.Clone(f.times)
+	slices.Sort(s)
+	q := func(p float64) time.Duration { return s[int(p*float64(len(s)-1)+0.5)].Round(time.Millisecond) }
+	t.Logf("FAULT %s: %d faults, %d converged, time from the fault to converged: p50 %s, p99 %s, max %s",
+		f.scenario, len(s), len(s), q(0.5), q(0.99), s[len(s)-1].Round(time.Millisecond))
+}
+
+// faultBaseline applies examples/bin-packing, waits until it is rolled out,
+// and returns what the operator owns then and the user's ConfigMap. When the
+// test fails, it logs the state of the operand.
+func (c *cluster) faultBaseline(ctx context.Context, t *testing.T) ([]string, *corev1.ConfigMap) {
+	t.Helper()
+	t.Cleanup(func() {
+		if !t.Failed() {
+			return
+		}
+		out, _ := c.kubectl("get", "secondaryscheduler", crName, "-o", "jsonpath={.status}")
+		t.Logf("SecondaryScheduler status: %s", out)
+		out, _ = c.kubectl("get", "deployments,replicasets,pods,configmaps", "-n", render.OperandNamespace, "-o", "wide")
+		t.Logf("operand namespace:\n%s", out)
+		out, _ = c.kubectl("get", "lease", "-n", "openshift-secondary-scheduler-operator", "-o", "yaml")
+		t.Logf("operator lease:\n%s", out)
+	})
+	c.applyExample(t, "bin-packing")
+	c.waitReconciled(t)
+	owned, _ := c.ownedObjects(ctx, t)
+	user, err := c.admin.Kube.CoreV1().ConfigMaps(render.OperandNamespace).Get(ctx, "bin-packing", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return owned, user
+}
+
+// TestFaultKillDuringRollout: the operator is killed while it rolls out a
+// spec change (the log level alternates, which changes the scheduler's
+// arguments). After a restart the rollout completes, the operator owns what it
+// did before, one scheduler pod runs, and the user's ConfigMap is intact.
+func TestFaultKillDuringRollout(t *testing.T) {
+	c := needCluster(t)
+	ctx := context.Background()
+	owned, user := c.faultBaseline(ctx, t)
+	times := &faultTimes{scenario: "kill during a rollout"}
+	levels := []operatorv1.LogLevel{operatorv1.Debug, operatorv1.Normal}
+	for i := range faultRepeat(t) {
+		c.updateSpec(t, func(s *secondaryschedulerv1.SecondarySchedulerSpec) { s.LogLevel = levels[i%2] })
+		killed := c.killAt(t, 1500*time.Millisecond)
+		c.waitReconciled(t)
+		times.add(time.Since(killed))
+		c.checkOwned(ctx, t, owned)
+		c.checkOneSchedulerPod(ctx, t)
+		c.userConfigIntact(ctx, t, user)
+	}
+	times.report(t)
+}
+
+// TestFaultKillDuringRemoved: the operator is killed while it removes the
+// scheduler (managementState Removed). After a restart nothing it owned is
+// left but the namespace, the user's ConfigMap is intact, and Managed again
+// brings everything back.
+func TestFaultKillDuringRemoved(t *testing.T) {
+	c := needCluster(t)
+	ctx := context.Background()
+	owned, user := c.faultBaseline(ctx, t)
+	times := &faultTimes{scenario: "kill during Removed"}
+	for range faultRepeat(t) {
+		c.updateSpec(t, func(s *secondaryschedulerv1.SecondarySchedulerSpec) { s.ManagementState = operatorv1.Removed })
+		killed := c.killAt(t, time.Second)
+		c.waitNothingOwned(ctx, t, nil)
+		times.add(time.Since(killed))
+		c.userConfigIntact(ctx, t, user)
+		c.updateSpec(t, func(s *secondaryschedulerv1.SecondarySchedulerSpec) { s.ManagementState = operatorv1.Managed })
+		c.waitReconciled(t)
+		c.checkOwned(ctx, t, owned)
+	}
+	times.report(t)
+}
+
+// TestFaultKillDuringDeletion: the operator is killed while it cleans up a
+// deleted SecondaryScheduler (its finalizer). After a restart the CR is gone,
+// so is everything the operator owned (cluster-scoped bindings included), and
+// the user's ConfigMap is intact; the example applied again rolls out again.
+func TestFaultKillDuringDeletion(t *testing.T) {
+	c := needCluster(t)
+	ctx := context.Background()
+	owned, user := c.faultBaseline(ctx, t)
+	times := &faultTimes{scenario: "kill during CR deletion"}
+	for range faultRepeat(t) {
+		if err := c.admin.Operator.OperatorV1().SecondarySchedulers().Delete(ctx, crName, metav1.DeleteOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		killed := c.killAt(t, time.Second)
+		c.waitNothingOwned(ctx, t, func() error {
+			if _, err := c.getCR(ctx); !apierrors.IsNotFound(err) {
+				return fmt.Errorf("the CR is still there (%v)", err)
+			}
+			return nil
+		})
+		times.add(time.Since(killed))
+		c.userConfigIntact(ctx, t, user)
+		c.applyExample(t, "bin-packing")
+		c.waitReconciled(t)
+		c.checkOwned(ctx, t, owned)
+	}
+	times.report(t)
+}
+
+// TestFaultHandEdits: what an administrator does by hand to what the operator
+// owns is repaired, or reported, and never wedges it:
+//
+//   - the managed-by label removed from each object it owns (cluster-scoped
+//     objects then drop out of its label-filtered caches): the label comes
+//     back and everything converges;
+//   - a foreign annotation added to the Deployment stays, and its replicas
+//     changed by hand are set back;
+//   - the operand namespace deleted (with the user's ConfigMap and the
+//     operator's own Role in it): the operator creates the namespace again and
+//     reports Degraded (it may not grant itself the Role back); once manifests/
+//     are applied again (the cluster-version operator does on OpenShift) and
+//     the user's ConfigMap too, it converges.
+func TestFaultHandEdits(t *testing.T) {
+	c := needCluster(t)
+	ctx := context.Background()
+	owned, _ := c.faultBaseline(ctx, t)
+	times := &faultTimes{scenario: "managed-by label removed"}
+	for _, obj := range owned {
+		kind, name, _ := strings.Cut(obj, "/")
+		args := []string{"label", strings.ToLower(kind), name, render.ManagedByLabel + "-"}
+		if !strings.HasPrefix(kind, "Cluster") {
+			args = append(args, "-n", render.OperandNamespace)
+		}
+		if out, err := c.kubectl(args...); err != nil {
+			t.Fatalf("kubectl %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+		edited := time.Now()
+		framework.WaitForWithin(ctx, t, reconcileTimeout, obj+" to be labelled again", func() (bool, error) {
+			got, _ := c.ownedObjects(ctx, t)
+			if !slices.Contains(got, obj) {
+				return false, fmt.Errorf("%s has no managed-by label", obj)
+			}
+			return true, nil
+		})
+		c.waitReconciled(t)
+		times.add(time.Since(edited))
+		t.Logf("%s: labelled again and converged after %s", obj, time.Since(edited).Round(time.Millisecond))
+	}
+	c.checkOwned(ctx, t, owned)
+	times.report(t)
+
+	deployments := c.admin.Kube.AppsV1().Deployments(render.OperandNamespace)
+	d, err := deployments.Get(ctx, render.OperandName, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const foreign = "example.com/owner"
+	d.Annotations[foreign] = "platform-team"
+	d.Spec.Replicas = ptr.To(int32(3))
+	if _, err := deployments.Update(ctx, d, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	framework.WaitForWithin(ctx, t, reconcileTimeout, "the Deployment's replicas to be set back, its foreign annotation kept", func() (bool, error) {
+		d, err := deployments.Get(ctx, render.OperandName, metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		if d.Annotations[foreign] != "platform-team" {
+			t.Fatalf("the operator removed the annotation %s an administrator added", foreign)
+		}
+		if *d.Spec.Replicas != 1 {
+			return false, fmt.Errorf("%d replicas", *d.Spec.Replicas)
+		}
+		return true, nil
+	})
+	c.waitReconciled(t)
+
+	nsDeleted := time.Now()
+	if err := c.admin.Kube.CoreV1().Namespaces().Delete(ctx, render.OperandNamespace, metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	framework.WaitForWithin(ctx, t, 3*time.Minute, "the operator to create the operand namespace again and report what it cannot repair", func() (bool, error) {
+		ns, err := c.admin.Kube.CoreV1().Namespaces().Get(ctx, render.OperandNamespace, metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		if ns.DeletionTimestamp != nil || ns.CreationTimestamp.Time.Before(nsDeleted.Add(-time.Second)) {
+			return false, fmt.Errorf("the namespace is the deleted one (terminating: %v)", ns.DeletionTimestamp != nil)
+		}
+		ss, err := c.getCR(ctx)
+		if err != nil {
+			return false, err
+		}
+		// The operator's own Role in the namespace went with it, and the
+		// operator may not grant itself one: Degraded says so.
+		deg := condition(ss.Status.Conditions, "Degraded")
+		if deg == nil || deg.Status != operatorv1.ConditionTrue || !strings.Contains(deg.Message, "forbidden") {
+			return false, fmt.Errorf("Degraded: %+v", deg)
+		}
+		t.Logf("after %s: namespace created again; Degraded: %s", time.Since(nsDeleted).Round(time.Millisecond), deg.Message)
+		return true, nil
+	})
+	// What the cluster-version operator does on OpenShift, and an
+	// administrator on Kubernetes: apply manifests/ again (the operator's Role),
+	// then the user's own objects.
+	if out, err := c.kubectl("apply", "-f", repoPath(t, "manifests")+"/"); err != nil {
+		t.Fatalf("kubectl apply -f manifests/: %v\n%s", err, out)
+	}
+	c.applyExample(t, "bin-packing")
+	c.waitReconciled(t)
+	c.checkOwned(ctx, t, owned)
+	t.Logf("FAULT operand namespace deleted: converged %s after the deletion (manifests/ and the example applied again)", time.Since(nsDeleted).Round(time.Millisecond))
+}
+
+// TestFaultKillWhileCreatingSimulators: the operator is killed while 200
+// Simulators are being created. After a restart each has exactly one Pod,
+// Service and NetworkPolicy, and all are Available; no Pod is left without its
+// Simulator. kwok leaves Simulator Pods alone, so a stand-in kubelet marks
+// them ready.
+func TestFaultKillWhileCreatingSimulators(t *testing.T) {
+	c := needCluster(t)
+	ctx := context.Background()
+	const n = 200
+	times := &faultTimes{scenario: fmt.Sprintf("kill while %d Simulators are created", n)}
+	for range faultRepeat(t) {
+		ns := c.createNamespace(t, "fault-simulators")
+		framework.RunInBackground(t, func(ctx context.Context) { c.markSimulatorPodsReady(ctx, ns) })
+		sims := c.admin.Operator.SimulationV1alpha1().Simulators(ns)
+		created := make(chan error, 1)
+		go func() {
+			created <- forEachParallel(n, 8, func(i int) error {
+				_, err := sims.Create(ctx, &simv1alpha1.Simulator{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("sim-%03d", i)}}, metav1.CreateOptions{})
+				return err
+			})
+		}()
+		killed := c.killAt(t, 3*time.Second)
+		if err := <-created; err != nil {
+			t.Fatal(err)
+		}
+		framework.WaitForWithin(ctx, t, 5*time.Minute, fmt.Sprintf("all %d Simulators to be Available, each with one Pod, Service and NetworkPolicy", n), func() (bool, error) {
+			list, err := sims.List(ctx, metav1.ListOptions{})
+			if err != nil {
+				return false, err
+			}
+			available := 0
+			for _, s := range list.Items {
+				if s.Status.Phase == simv1alpha1.SimulatorAvailable {
+					available++
+				}
+			}
+			if available != n {
+				return false, fmt.Errorf("%d of %d Available", available, n)
+			}
+			return true, nil
+		})
+		times.add(time.Since(killed))
+		c.checkOnePerSimulator(ctx, t, ns, n)
+	}
+	times.report(t)
+}
+
+// checkOnePerSimulator checks that each of the n Simulators in ns owns exactly
+// one live Pod, and that Services and NetworkPolicies number n.
+func (c *cluster) checkOnePerSimulator(ctx context.Context, t *testing.T, ns string, n int) {
+	t.Helper()
+	pods, err := c.admin.Kube.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	perSimulator := map[string]int{}
+	for _, p := range pods.Items {
+		if p.DeletionTimestamp != nil {
+			continue
+		}
+		owner := ""
+		for _, ref := range p.OwnerReferences {
+			if ref.Kind == "Simulator" {
+				owner = ref.Name
+			}
+		}
+		if owner == "" {
+			t.Errorf("pod %s has no Simulator", p.Name)
+		}
+		perSimulator[owner]++
+	}
+	for sim, count := range perSimulator {
+		if count != 1 {
+			t.Errorf("Simulator %s has %d Pods", sim, count)
+		}
+	}
+	if len(perSimulator) != n {
+		t.Errorf("%d Simulators have a Pod, want %d", len(perSimulator), n)
+	}
+	svcs, err := c.admin.Kube.CoreV1().Services(ns).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	nps, err := c.admin.Kube.NetworkingV1().NetworkPolicies(ns).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(svcs.Items) != n || len(nps.Items) != n {
+		t.Errorf("%d Services and %d NetworkPolicies, want %d each", len(svcs.Items), len(nps.Items), n)
+	}
+}
+
+// markSimulatorPodsReady plays a kubelet that starts every container at once
+// for the Simulator Pods of ns, until ctx ends.
+func (c *cluster) markSimulatorPodsReady(ctx context.Context, ns string) {
+	pods := c.admin.Kube.CoreV1().Pods(ns)
+	for ctx.Err() == nil {
+		list, err := pods.List(ctx, metav1.ListOptions{})
+		if err == nil {
+			for i := range list.Items {
+				p := &list.Items[i]
+				if p.Spec.NodeName == "" || p.DeletionTimestamp != nil || p.Status.Phase == corev1.PodRunning {
+					continue
+				}
+				now := metav1.Now()
+				p.Status.Phase = corev1.PodRunning
+				p.Status.StartTime = &now
+				p.Status.ContainerStatuses = nil
+				for _, ctr := range p.Spec.Containers {
+					p.Status.ContainerStatuses = append(p.Status.ContainerStatuses, corev1.ContainerStatus{Name: ctr.Name, Image: ctr.Image,
+						Ready: true, Started: ptr.To(true), State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: now}}})
+				}
+				p.Status.Conditions = nil
+				for _, ct := range []corev1.PodConditionType{corev1.PodScheduled, corev1.PodInitialized, corev1.ContainersReady, corev1.PodReady} {
+					p.Status.Conditions = append(p.Status.Conditions, corev1.PodCondition{Type: ct, Status: corev1.ConditionTrue, LastTransitionTime: now})
+				}
+				_, _ = pods.UpdateStatus(ctx, p, metav1.UpdateOptions{})
+			}
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(300 * time.Millisecond):
+		}
+	}
+}
+
+// forEachParallel runs fn(0..n-1) on workers goroutines and returns the first
+// error.
+func forEachParallel(n, workers int, fn func(i int) error) error {
+	next := make(chan int)
+	errs := make(chan error, workers)
+	for range workers {
+		go func() {
+			var first error
+			for i := range next {
+				if err := fn(i); err != nil && first == nil {
+					first = err
+				}
+			}
+			errs <- first
+		}()
+	}
+	for i := range n {
+		next <- i
+	}
+	close(next)
+	var first error
+	for range workers {
+		if err := <-errs; err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}

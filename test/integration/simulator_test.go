@@ -405,6 +405,43 @@ func TestSimulatorPhasesFollowThePod(t *testing.T) {
 	}
 }
 
+// TestSimulatorEndedPodIsReplacedAfterABackoff: a Pod that ended for good (a
+// restartPolicy that lets the simulator exit, an eviction) is replaced, but
+// not at once: after 10 s, then 20 s, as a crash loop backs off; meanwhile
+// the Simulator says when.
+func TestSimulatorEndedPodIsReplacedAfterABackoff(t *testing.T) {
+	env, ns, _ := simctlSetup(t, "sim-backoff")
+	simctlCreate(t, env, ns, &simv1alpha1.Simulator{ObjectMeta: metav1.ObjectMeta{Name: "sim"}})
+	pod := simctlPod(t, env, ns, "sim")
+	for round, backoff := range []time.Duration{10 * time.Second, 20 * time.Second} {
+		// FinishedAt has whole seconds: the back-off runs from there.
+		ended := time.Now().Truncate(time.Second)
+		simctlKubelet(t, env, pod, corev1.PodStatus{Phase: corev1.PodFailed, ContainerStatuses: []corev1.ContainerStatus{{
+			Name: "simulator", State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{
+				ExitCode: 1, Reason: "Error", FinishedAt: metav1.NewTime(ended)}}}}})
+		simctlWaitStatus(t, env, ns, "sim", "the back-off reported", simctlPhase(simv1alpha1.SimulatorCreating, false, "replacing it in"))
+		var replaced *corev1.Pod
+		framework.WaitForWithin(context.Background(), t, time.Minute, "the ended Pod replaced", func() (bool, error) {
+			pods, err := env.Admin.Kube.CoreV1().Pods(ns).List(context.Background(), metav1.ListOptions{LabelSelector: simulatorcontroller.SimulatorLabel + "=sim"})
+			if err != nil {
+				return false, err
+			}
+			for i, p := range pods.Items {
+				if p.UID != pod.UID && p.DeletionTimestamp == nil {
+					replaced = &pods.Items[i]
+					return true, nil
+				}
+			}
+			return false, fmt.Errorf("%d Pods, none new", len(pods.Items))
+		})
+		if after := replaced.CreationTimestamp.Sub(ended); after < backoff-time.Second {
+			t.Fatalf("round %d: the ended Pod was replaced %s after it ended, before its back-off of %s", round+1, after, backoff)
+		}
+		t.Logf("round %d: replaced %s after it ended (back-off %s)", round+1, replaced.CreationTimestamp.Sub(ended), backoff)
+		pod = replaced
+	}
+}
+
 func TestSimulatorSpecChangeRecreatesThePod(t *testing.T) {
 	env, ns, _ := simctlSetup(t, "sim-change")
 	first := simctlAvailable(t, env, ns, "sim")

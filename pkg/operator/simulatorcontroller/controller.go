@@ -101,6 +101,7 @@ type simulatorController struct {
 	serviceLister corev1listers.ServiceLister
 	policyLister  networkingv1listers.NetworkPolicyLister
 	writes        *recentWrites
+	backoff       *replaceBackoff
 	clock         clock.PassiveClock
 	// recorderFor records events on a Simulator, where `kubectl describe` shows them.
 	recorderFor func(*simv1alpha1.Simulator) events.Recorder
@@ -148,6 +149,7 @@ func newSimulatorController(kubeClient kubernetes.Interface, simClient versioned
 		serviceLister: serviceInformer.Lister(),
 		policyLister:  policyInformer.Lister(),
 		writes:        newRecentWrites(clk, recentWritesTTL),
+		backoff:       newReplaceBackoff(),
 		clock:         clk,
 		recorderFor:   recorderFor,
 	}
@@ -195,6 +197,7 @@ func (c *simulatorController) sync(ctx context.Context, syncCtx factory.SyncCont
 		c.writes.forget(kindSimulator, namespace, name)
 		c.writes.forget(kindService, namespace, name)
 		c.writes.forget(kindPolicy, namespace, name)
+		c.backoff.forget(syncCtx.QueueKey())
 		return nil
 	}
 	if err != nil {
@@ -224,6 +227,9 @@ func (c *simulatorController) sync(ctx context.Context, syncCtx factory.SyncCont
 	pod, obs, err := c.managePods(ctx, recorder, sim, rendered.Pod, policyErr == nil)
 	if err != nil {
 		errs = append(errs, err)
+	}
+	if obs.requeueAfter > 0 {
+		syncCtx.Queue().AddAfter(syncCtx.QueueKey(), obs.requeueAfter)
 	}
 	url := ""
 	svcCached, svcErr := c.serviceLister.Services(namespace).Get(rendered.Service.Name)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
@@ -27,11 +28,25 @@ import (
 func (c *simulatorController) managePods(ctx context.Context, recorder events.Recorder, sim *simv1alpha1.Simulator, required *corev1.Pod, mayCreate bool) (*corev1.Pod, observation, error) {
 	var current *corev1.Pod
 	var errs []error
+	var backoff time.Duration
+	key, now := sim.Namespace+"/"+sim.Name, c.clock.Now()
 	for _, pod := range c.podsOf(sim, required.Name) {
 		ours, stale := controlledBy(pod, sim)
 		switch {
 		case pod.Name == required.Name && ours && !finished(pod):
 			current = pod
+		case pod.Name == required.Name && ours && pod.DeletionTimestamp == nil:
+			// It ended: replaced after a back-off, reported meanwhile.
+			current = pod
+			ended := endedAt(pod)
+			if backoff = c.backoff.wait(key, ended, now); backoff > 0 {
+				continue
+			}
+			if err := c.deletePod(ctx, recorder, sim, pod); err != nil {
+				errs = append(errs, err)
+			} else {
+				c.backoff.replaced(key, ended, now)
+			}
 		case pod.Name == required.Name && !ours && !stale:
 			return nil, observation{
 				phase: simv1alpha1.SimulatorPending, reason: ReasonSyncFailed, degraded: true,
@@ -52,7 +67,13 @@ func (c *simulatorController) managePods(ctx context.Context, recorder events.Re
 		return current, observation{phase: simv1alpha1.SimulatorCreating, reason: ReasonSyncFailed, message: err.Error(), degraded: true}, err
 	}
 	if current != nil {
-		return current, observePod(current), nil
+		obs := observePod(current)
+		if backoff > 0 {
+			obs.message += fmt.Sprintf(" in %s (back-off: a simulator that keeps ending is replaced ever more slowly, up to every %s)",
+				backoff.Round(time.Second), maxReplaceBackoff)
+			obs.requeueAfter = backoff
+		}
+		return current, obs, nil
 	}
 	if !mayCreate {
 		return nil, observation{phase: simv1alpha1.SimulatorPending}, nil

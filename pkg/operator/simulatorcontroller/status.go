@@ -3,6 +3,7 @@ package simulatorcontroller
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -40,6 +41,8 @@ type observation struct {
 	reason   string
 	message  string
 	degraded bool
+	// requeueAfter asks for another sync then (a back-off ends).
+	requeueAfter time.Duration
 }
 
 // invalidSpec is the observation for a spec Render refused.

@@ -59,13 +59,12 @@ func RunOperator(ctx context.Context, cc *controllercmd.ControllerContext) error
 	if err != nil {
 		return err
 	}
-	operatorClient, dynamicInformers, err := operatorclient.New(cc.Clock, crConfig)
-	if err != nil {
-		return err
-	}
 	kubeInformers := operatorclient.NewKubeInformers(kubeClient)
 	cachedKubeClient := operatorclient.NewCachedKubeClient(kubeClient, kubeInformers)
 	crInformers := externalversions.NewSharedInformerFactory(crClient, resync)
+	// The one informer of the SecondaryScheduler, and the one writer of its
+	// status: every controller, library-go's included, goes through it.
+	operatorClient := operatorclient.New(cc.Clock, crClient.OperatorV1(), crInformers.Operator().V1().SecondarySchedulers())
 	simulatorObjects := informers.NewSharedInformerFactoryWithOptions(kubeClient, resync, simulatorcontroller.InformerOption())
 	// Only pending, unbound pods of schedulers other than the default one.
 	waitingPods := informers.NewSharedInformerFactoryWithOptions(kubeClient, resync, informers.WithTweakListOptions(unservedpodscontroller.PodListOptions))
@@ -81,15 +80,14 @@ func RunOperator(ctx context.Context, cc *controllercmd.ControllerContext) error
 
 	controllers := []factory.Controller{
 		staticresources.NewStaticResourcesController(staticresources.ControllerName, cachedKubeClient, kubeInformers, operatorClient, cc.EventRecorder),
-		targetconfigcontroller.NewTargetConfigController(operatorClient, crInformers.Operator().V1().SecondarySchedulers(),
-			crClient.OperatorV1(), cachedKubeClient, kubeInformers, grantableRole.Rbac().V1().ClusterRoles(),
+		targetconfigcontroller.NewTargetConfigController(operatorClient, cachedKubeClient, kubeInformers, grantableRole.Rbac().V1().ClusterRoles(),
 			staticresources.DeleteAll(kubeClient), cc.EventRecorder),
 		managementstatecontroller.NewOperatorManagementStateController(operatorName, operatorClient, cc.EventRecorder),
 		loglevel.NewClusterOperatorLoggingController(operatorClient, cc.EventRecorder),
 		// Conditions of earlier releases that nothing sets any more.
 		staleconditions.NewRemoveStaleConditionsController(operatorName, staticresources.FormerConditionTypes, operatorClient, cc.EventRecorder),
-		operandstatuscontroller.NewOperandStatusController(operatorClient, crInformers.Operator().V1().SecondarySchedulers(), kubeInformers, versions, cc.EventRecorder),
-		unservedpodscontroller.New(operatorClient, crInformers.Operator().V1().SecondarySchedulers(), waitingPods.Core().V1().Pods(),
+		operandstatuscontroller.NewOperandStatusController(operatorClient, kubeInformers, versions, cc.EventRecorder),
+		unservedpodscontroller.New(operatorClient, waitingPods.Core().V1().Pods(),
 			kubeInformers.InformersFor(operatorclient.OperandNamespace).Apps().V1().Deployments(), kubeClient, UnservedPodGrace, cc.EventRecorder),
 	}
 	var configInformers configinformers.SharedInformerFactory
@@ -109,7 +107,7 @@ func RunOperator(ctx context.Context, cc *controllercmd.ControllerContext) error
 		NetworkPolicies: simulatorObjects.Networking().V1().NetworkPolicies(),
 	}, cc.EventRecorder)
 
-	for _, start := range []func(<-chan struct{}){dynamicInformers.Start, kubeInformers.Start, crInformers.Start, simulatorObjects.Start, grantableRole.Start, waitingPods.Start} {
+	for _, start := range []func(<-chan struct{}){kubeInformers.Start, crInformers.Start, simulatorObjects.Start, grantableRole.Start, waitingPods.Start} {
 		start(ctx.Done())
 	}
 	if configInformers != nil {

@@ -2,9 +2,13 @@ module github.com/openshift/secondary-scheduler-operator/hack/tools/code-generat
 
 go 1.26.0
 
-require k8s.io/code-generator v0.36.2
+require (
+	k8s.io/code-generator v0.36.2
+	k8s.io/kube-openapi v0.0.0-20260317180543-43fb72c5454a
+)
 
 require (
+	github.com/emicklei/go-restful/v3 v3.13.0 // indirect
 	github.com/go-logr/logr v1.4.3 // indirect
 	github.com/go-openapi/jsonpointer v0.21.0 // indirect
 	github.com/go-openapi/jsonreference v0.20.2 // indirect
@@ -24,6 +28,6 @@ require (
 	k8s.io/apimachinery v0.36.2 // indirect
 	k8s.io/gengo/v2 v2.0.0-20250922181213-ec3ebc5fd46b // indirect
 	k8s.io/klog/v2 v2.140.0 // indirect
-	k8s.io/kube-openapi v0.0.0-20260317180543-43fb72c5454a // indirect
+	sigs.k8s.io/randfill v1.0.0 // indirect
 	sigs.k8s.io/structured-merge-diff/v6 v6.3.2 // indirect
 )

@@ -1,7 +1,8 @@
 //go:build tools
 
 // Package tools pins k8s.io/code-generator at the version of the vendored client-go,
-// so the generated clientset matches it. Its own module, not vendored.
+// so the generated clientset matches it, and k8s.io/kube-openapi's openapi-gen at
+// the version code-generator uses. Its own module, not vendored.
 package tools
 
 import (
@@ -9,4 +10,5 @@ import (
 	_ "k8s.io/code-generator/cmd/client-gen"
 	_ "k8s.io/code-generator/cmd/informer-gen"
 	_ "k8s.io/code-generator/cmd/lister-gen"
+	_ "k8s.io/kube-openapi/cmd/openapi-gen"
 )

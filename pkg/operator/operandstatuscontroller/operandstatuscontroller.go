@@ -8,8 +8,10 @@ package operandstatuscontroller
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	operatorv1 "github.com/openshift/api/operator/v1"
+	applyoperatorv1 "github.com/openshift/client-go/operator/applyconfigurations/operator/v1"
 	"github.com/openshift/library-go/pkg/controller/factory"
 	"github.com/openshift/library-go/pkg/operator/events"
 	"github.com/openshift/library-go/pkg/operator/status"
@@ -23,8 +25,7 @@ import (
 	corev1listers "k8s.io/client-go/listers/core/v1"
 
 	secondaryschedulerv1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1"
-	secondaryschedulerinformers "github.com/openshift/secondary-scheduler-operator/pkg/generated/informers/externalversions/operator/v1"
-	secondaryschedulerlisters "github.com/openshift/secondary-scheduler-operator/pkg/generated/listers/operator/v1"
+	secondaryschedulerapply "github.com/openshift/secondary-scheduler-operator/pkg/generated/applyconfiguration/operator/v1"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/metrics"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/operatorclient"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render"
@@ -38,13 +39,18 @@ const (
 )
 
 type operandStatusController struct {
-	operatorClient   v1helpers.OperatorClient
+	operatorClient   operatorclient.Interface
 	deploymentLister appsv1listers.DeploymentNamespaceLister
 	replicaSetLister appsv1listers.ReplicaSetNamespaceLister
 	podLister        corev1listers.PodNamespaceLister
-	schedulers       secondaryschedulerlisters.SecondarySchedulerLister
 	versions         status.VersionGetter
 }
+
+// FieldManager is this controller's field manager on the SecondaryScheduler's
+// status: it owns readyReplicas, observedGeneration, the Operand* and
+// OperandPodsOnStaleConfig conditions and the Available/Progressing/Degraded
+// roll-ups.
+const FieldManager = "OperandStatusController"
 
 // OperandVersionName is the operand's entry in the ClusterOperator's versions:
 // the scheduler image, reported once every pod runs it.
@@ -53,7 +59,7 @@ const OperandVersionName = "secondary-scheduler"
 // NewOperandStatusController returns the controller. It reads only the operand
 // namespace's caches.
 // versions receives the operand's version for the ClusterOperator.
-func NewOperandStatusController(operatorClient v1helpers.OperatorClient, schedulers secondaryschedulerinformers.SecondarySchedulerInformer,
+func NewOperandStatusController(operatorClient operatorclient.Interface,
 	kubeInformers v1helpers.KubeInformersForNamespaces, versions status.VersionGetter, recorder events.Recorder) factory.Controller {
 	operand := kubeInformers.InformersFor(render.OperandNamespace)
 	c := &operandStatusController{
@@ -61,13 +67,11 @@ func NewOperandStatusController(operatorClient v1helpers.OperatorClient, schedul
 		deploymentLister: operand.Apps().V1().Deployments().Lister().Deployments(render.OperandNamespace),
 		replicaSetLister: operand.Apps().V1().ReplicaSets().Lister().ReplicaSets(render.OperandNamespace),
 		podLister:        operand.Core().V1().Pods().Lister().Pods(render.OperandNamespace),
-		schedulers:       schedulers.Lister(),
 		versions:         versions,
 	}
 	return factory.New().
 		WithInformers(
 			operatorClient.Informer(),
-			schedulers.Informer(),
 			operand.Apps().V1().Deployments().Informer(),
 			operand.Apps().V1().ReplicaSets().Informer(),
 			operand.Core().V1().Pods().Informer(),
@@ -77,50 +81,48 @@ func NewOperandStatusController(operatorClient v1helpers.OperatorClient, schedul
 }
 
 func (c *operandStatusController) sync(ctx context.Context, syncCtx factory.SyncContext) error {
-	meta, err := c.operatorClient.GetObjectMeta()
+	ss, err := c.operatorClient.Get()
 	if apierrors.IsNotFound(err) {
 		return nil
 	}
 	if err != nil {
 		return err
 	}
-	spec, before, _, err := c.operatorClient.GetOperatorState()
-	if err != nil {
-		return err
-	}
-	operand, readyReplicas, err := c.operandConditions(spec.ManagementState)
+	state := ss.Spec.ManagementState
+	operand, readyReplicas, err := c.operandConditions(state)
 	if err != nil {
 		return err
 	}
 	metrics.SetOperandReadyReplicas(readyReplicas)
-	stale, err := c.staleConfigCondition(spec.ManagementState, operand)
+	stale, err := c.staleConfigCondition(ss, operand)
 	if err != nil {
 		return err
 	}
 	operand = append(operand, stale)
 
-	updates := []v1helpers.UpdateStatusFunc{func(s *operatorv1.OperatorStatus) error {
-		s.ReadyReplicas = readyReplicas
-		s.ObservedGeneration = meta.Generation
-		return nil
-	}}
+	// The roll-ups of every controller's conditions as the cache has them,
+	// with this sync's own. A change of another controller's condition
+	// requeues this controller through the informer.
+	conditions := slices.Clone(ss.Status.Conditions)
 	for _, cond := range operand {
-		updates = append(updates, v1helpers.UpdateConditionFn(cond))
+		v1helpers.SetOperatorCondition(&conditions, cond)
 	}
-	updates = append(updates, func(s *operatorv1.OperatorStatus) error {
-		for _, cond := range union(spec.ManagementState, s.Conditions) {
-			v1helpers.SetOperatorCondition(&s.Conditions, cond)
-		}
-		return nil
-	})
-	after, changed, err := v1helpers.UpdateStatus(ctx, c.operatorClient, updates...)
-	if err != nil || !changed {
+	unions := union(state, conditions)
+	desired := secondaryschedulerapply.SecondarySchedulerStatus().
+		WithReadyReplicas(readyReplicas).
+		WithObservedGeneration(ss.Generation)
+	for _, cond := range append(operand, unions...) {
+		desired.WithConditions(applyoperatorv1.OperatorCondition().
+			WithType(cond.Type).WithStatus(cond.Status).WithReason(cond.Reason).WithMessage(cond.Message))
+	}
+	applied, err := c.operatorClient.ApplyStatus(ctx, FieldManager, desired)
+	if err != nil || !applied {
 		return err
 	}
-	for t := range operatorclient.UnionConditionTypes {
-		was, is := v1helpers.FindOperatorCondition(before.Conditions, t), v1helpers.FindOperatorCondition(after.Conditions, t)
-		if is != nil && (was == nil || was.Status != is.Status) {
-			syncCtx.Recorder().Eventf("OperatorStatusChanged", "%s changed to %s: %s: %s", t, is.Status, is.Reason, is.Message)
+	for _, is := range unions {
+		was := v1helpers.FindOperatorCondition(ss.Status.Conditions, is.Type)
+		if was == nil || was.Status != is.Status {
+			syncCtx.Recorder().Eventf("OperatorStatusChanged", "%s changed to %s: %s: %s", is.Type, is.Status, is.Reason, is.Message)
 		}
 	}
 	return nil
@@ -128,12 +130,13 @@ func (c *operandStatusController) sync(ctx context.Context, syncCtx factory.Sync
 
 // staleConfigCondition reports the scheduler pods running another configuration
 // than the merged one (status.configHash) once no rollout is in progress.
-func (c *operandStatusController) staleConfigCondition(state operatorv1.ManagementState, operand []operatorv1.OperatorCondition) (operatorv1.OperatorCondition, error) {
+func (c *operandStatusController) staleConfigCondition(ss *secondaryschedulerv1.SecondaryScheduler, operand []operatorv1.OperatorCondition) (operatorv1.OperatorCondition, error) {
 	var d *appsv1.Deployment
 	var pods []*corev1.Pod
 	desired := ""
-	if ss, err := c.schedulers.Get(secondaryschedulerv1.SingletonName); err == nil && (state == operatorv1.Managed || state == operatorv1.Force) {
+	if state := ss.Spec.ManagementState; state == operatorv1.Managed || state == operatorv1.Force {
 		desired = ss.Status.ConfigHash
+		var err error
 		if d, err = c.deploymentLister.Get(render.OperandName); apierrors.IsNotFound(err) {
 			d = nil
 		} else if err != nil {

@@ -13,12 +13,10 @@ import (
 	"github.com/openshift/library-go/pkg/operator/resource/resourcemerge"
 	appsv1 "k8s.io/api/apps/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	secondaryschedulerv1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1"
-	secondaryschedulerapply "github.com/openshift/secondary-scheduler-operator/pkg/generated/applyconfiguration/operator/v1"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render"
 )
 
@@ -105,55 +103,40 @@ func deleteIfCached[T any](ctx context.Context, recorder events.Recorder, kind, 
 	return nil
 }
 
-func (c *targetConfigController) applyDeployment(ctx context.Context, recorder events.Recorder, objs *render.Objects) (*appsv1.Deployment, error) {
-	_, status, _, err := c.operatorClient.GetOperatorState()
-	if err != nil {
-		return nil, err
+func (c *targetConfigController) applyDeployment(ctx context.Context, recorder events.Recorder, objs *render.Objects, own *ownStatus) (*appsv1.Deployment, error) {
+	// The generation this controller last recorded, not the cache's: right
+	// after a write the cache may still hold the one before, and an
+	// unexpected generation forces an update of the Deployment.
+	var generations []operatorv1.GenerationStatus
+	if own.deployment != nil {
+		generations = append(generations, *own.deployment)
 	}
-	expected := resourcemerge.ExpectedDeploymentGeneration(objs.Deployment, status.Generations)
+	expected := resourcemerge.ExpectedDeploymentGeneration(objs.Deployment, generations)
 	d, _, err := resourceapply.ApplyDeployment(ctx, c.kubeClient.AppsV1(), recorder, objs.Deployment, expected)
 	return d, err
 }
 
-// updateStatus records what was rolled out; each write happens only on a change.
-func (c *targetConfigController) updateStatus(ctx context.Context, ss *secondaryschedulerv1.SecondaryScheduler, objs *render.Objects,
-	d *appsv1.Deployment, history *secondaryschedulerv1.SecondarySchedulerStatus, rolloutFailure string) error {
+// updateStatus records what was rolled out: the condition, the Deployment's
+// generation, schedulerNames, configHash and the rollout record in own, in
+// one apply, sent only when one of them changed.
+func (c *targetConfigController) updateStatus(ctx context.Context, ss *secondaryschedulerv1.SecondaryScheduler, own *ownStatus, objs *render.Objects,
+	d *appsv1.Deployment, rolloutFailure string) error {
 	condition := operatorv1.OperatorCondition{Type: ConditionType, Status: operatorv1.ConditionFalse, Reason: "AsExpected"}
 	if rolloutFailure != "" {
 		condition = operatorv1.OperatorCondition{Type: ConditionType, Status: operatorv1.ConditionTrue, Reason: reasonRolloutFailed, Message: boundMessage(rolloutFailure)}
 	}
-	if err := c.setCondition(ctx, ss, condition, func(status *operatorv1.OperatorStatus) error {
-		resourcemerge.SetDeploymentGeneration(&status.Generations, d)
-		return nil
-	}); err != nil {
-		return err
-	}
-	if ss.Status.ConfigHash != "" && ss.Status.ConfigHash != objs.ConfigHash && rolloutFailure == "" {
+	if own.configHash != "" && own.configHash != objs.ConfigHash && rolloutFailure == "" {
 		c.recorderOn(ss).Eventf("ConfigurationChanged", "rolling out the merged configuration in ConfigMap %s (schedulerNames %s)",
 			render.ConfigMapNameFor(objs.ConfigHash), strings.Join(objs.SchedulerNames, ", "))
 	}
-	if slices.Equal(ss.Status.SchedulerNames, objs.SchedulerNames) && ss.Status.ConfigHash == objs.ConfigHash &&
-		equality.Semantic.DeepEqual(ss.Status.LastKnownGood, history.LastKnownGood) &&
-		equality.Semantic.DeepEqual(ss.Status.FailedRollout, history.FailedRollout) {
-		return nil
+	var generations []operatorv1.GenerationStatus
+	resourcemerge.SetDeploymentGeneration(&generations, d)
+	if len(generations) == 1 {
+		own.deployment = &generations[0]
 	}
-	// Server-side apply of just these fields: no resourceVersion, so no
-	// conflict with the other controllers writing conditions at the same time.
-	// A field left out of the apply configuration is removed.
-	status := secondaryschedulerapply.SecondarySchedulerStatus().WithSchedulerNames(objs.SchedulerNames...).WithConfigHash(objs.ConfigHash)
-	if lkg := history.LastKnownGood; lkg != nil {
-		status.WithLastKnownGood(secondaryschedulerapply.Rollout().WithConfigHash(lkg.ConfigHash).WithTemplateHash(lkg.TemplateHash))
-	}
-	if f := history.FailedRollout; f != nil {
-		status.WithFailedRollout(secondaryschedulerapply.FailedRollout().WithConfigHash(f.ConfigHash).
-			WithTemplateHash(f.TemplateHash).WithMessage(f.Message).WithFailedAt(f.FailedAt))
-	}
-	if _, err := c.statusClient.SecondarySchedulers().ApplyStatus(ctx,
-		secondaryschedulerapply.SecondaryScheduler(ss.Name).WithStatus(status),
-		metav1.ApplyOptions{FieldManager: "TargetConfigController", Force: true}); err != nil {
-		return err
-	}
-	return nil
+	own.schedulerNames = slices.Clone(objs.SchedulerNames)
+	own.configHash = objs.ConfigHash
+	return c.setCondition(ctx, ss, own, condition)
 }
 
 // rbacRefusedMessage turns the API server's escalation refusal into what to do.

@@ -12,7 +12,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/openshift/library-go/pkg/operator/events"
 
@@ -229,15 +228,15 @@ type rolloutHistory struct {
 
 // recordRollout notes a completed rollout as the last known good one, and a
 // failing rollout of the desired template as failed (a failing rolled-back
-// template is reported, never recorded, so the two cannot take turns).
-func (c *targetConfigController) recordRollout(ss *secondaryschedulerv1.SecondaryScheduler, desiredTemplate string) (rolloutHistory, error) {
-	h := rolloutHistory{status: *ss.Status.DeepCopy()}
-	// The informer may not have delivered the last write yet; a rollback
-	// decided from an older copy would roll the failed template out again.
-	if w := c.written; w != nil && w.uid == ss.UID {
-		h.status.LastKnownGood = w.lastKnownGood.DeepCopy()
-		h.status.FailedRollout = w.failedRollout.DeepCopy()
-	}
+// template is reported, never recorded, so the two cannot take turns). It
+// starts from the record this controller last applied, not the cache's: the
+// informer may not have delivered that write yet, and a rollback decided from
+// an older copy would roll the failed template out again.
+func (c *targetConfigController) recordRollout(own *ownStatus, desiredTemplate string) (rolloutHistory, error) {
+	h := rolloutHistory{status: secondaryschedulerv1.SecondarySchedulerStatus{
+		LastKnownGood: own.lastKnownGood.DeepCopy(),
+		FailedRollout: own.failedRollout.DeepCopy(),
+	}}
 	d, err := c.deployments.Get(render.OperandName)
 	if apierrors.IsNotFound(err) {
 		return h, nil
@@ -309,13 +308,4 @@ func (c *targetConfigController) pruneConfigMaps(ctx context.Context, recorder e
 func (c *targetConfigController) deleteConfigMap(ctx context.Context, recorder events.Recorder, name string) error {
 	ns := render.OperandNamespace
 	return deleteIfCached(ctx, recorder, "ConfigMap", ns, name, c.configMapLister.Get, c.kubeClient.CoreV1().ConfigMaps(ns))
-}
-
-// writtenRollout is the rollout record this controller last decided for the
-// SecondaryScheduler with this UID (and writes to its status). Only this
-// controller writes these fields, so it is never older than the cached copy.
-type writtenRollout struct {
-	uid           types.UID
-	lastKnownGood *secondaryschedulerv1.Rollout
-	failedRollout *secondaryschedulerv1.FailedRollout
 }

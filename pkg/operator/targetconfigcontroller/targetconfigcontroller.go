@@ -26,10 +26,8 @@ import (
 	"k8s.io/utils/clock"
 
 	secondaryschedulerv1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1"
-	secondaryschedulerclient "github.com/openshift/secondary-scheduler-operator/pkg/generated/clientset/versioned/typed/operator/v1"
-	secondaryschedulerinformers "github.com/openshift/secondary-scheduler-operator/pkg/generated/informers/externalversions/operator/v1"
-	secondaryschedulerlisters "github.com/openshift/secondary-scheduler-operator/pkg/generated/listers/operator/v1"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/metrics"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/operatorclient"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render"
 )
 
@@ -53,9 +51,7 @@ const (
 )
 
 type targetConfigController struct {
-	operatorClient  v1helpers.OperatorClientWithFinalizers
-	lister          secondaryschedulerlisters.SecondarySchedulerLister
-	statusClient    secondaryschedulerclient.SecondarySchedulersGetter
+	operatorClient  operatorclient.Interface
 	kubeClient      kubernetes.Interface
 	configMapLister corev1listers.ConfigMapNamespaceLister
 	podLister       corev1listers.PodNamespaceLister
@@ -66,8 +62,10 @@ type targetConfigController struct {
 	// deleteStatic deletes the fixed objects of the static resources controller
 	// when the SecondaryScheduler itself is deleted.
 	deleteStatic func(ctx context.Context, recorder events.Recorder) error
-	// written is the rollout record last written (one worker: no locking).
-	written *writtenRollout
+	// own is the status this controller last applied (its condition, the
+	// Deployment's generation, schedulerNames, configHash), with the rollout
+	// record it decided since (one worker: no locking).
+	own *ownStatus
 	// recorderOn records events on the SecondaryScheduler itself.
 	recorderOn func(*secondaryschedulerv1.SecondaryScheduler) events.Recorder
 }
@@ -76,9 +74,7 @@ type targetConfigController struct {
 // from kubeInformers (operatorclient.NewCachedKubeClient) so that a converged
 // sync sends no request.
 func NewTargetConfigController(
-	operatorClient v1helpers.OperatorClientWithFinalizers,
-	secondarySchedulers secondaryschedulerinformers.SecondarySchedulerInformer,
-	statusClient secondaryschedulerclient.SecondarySchedulersGetter,
+	operatorClient operatorclient.Interface,
 	kubeClient kubernetes.Interface,
 	kubeInformers v1helpers.KubeInformersForNamespaces,
 	grantable rbacv1informers.ClusterRoleInformer,
@@ -89,8 +85,6 @@ func NewTargetConfigController(
 	cluster := kubeInformers.InformersFor("")
 	c := &targetConfigController{
 		operatorClient:  operatorClient,
-		lister:          secondarySchedulers.Lister(),
-		statusClient:    statusClient,
 		kubeClient:      kubeClient,
 		configMapLister: operand.Core().V1().ConfigMaps().Lister().ConfigMaps(render.OperandNamespace),
 		podLister:       operand.Core().V1().Pods().Lister().Pods(render.OperandNamespace),
@@ -104,7 +98,6 @@ func NewTargetConfigController(
 	return factory.New().
 		WithInformers(
 			operatorClient.Informer(),
-			secondarySchedulers.Informer(),
 			// The user's ConfigMap and ours, the serving cert, and every object written here:
 			// a change or deletion of any of them is repaired in the next sync.
 			operand.Core().V1().ConfigMaps().Informer(),
@@ -124,7 +117,7 @@ func NewTargetConfigController(
 }
 
 func (c *targetConfigController) sync(ctx context.Context, syncCtx factory.SyncContext) error {
-	ss, err := c.lister.Get(secondaryschedulerv1.SingletonName)
+	ss, err := c.operatorClient.Get()
 	if apierrors.IsNotFound(err) {
 		return nil
 	}
@@ -135,6 +128,7 @@ func (c *targetConfigController) sync(ctx context.Context, syncCtx factory.SyncC
 	if ss.DeletionTimestamp != nil {
 		return c.finalize(ctx, recorder, ss.Spec.SchedulerConfig)
 	}
+	own := c.ownStatus(ss)
 	switch ss.Spec.ManagementState {
 	case operatorv1.Unmanaged:
 		metrics.ForgetConfigValid()
@@ -142,11 +136,11 @@ func (c *targetConfigController) sync(ctx context.Context, syncCtx factory.SyncC
 	case operatorv1.Removed:
 		metrics.ForgetConfigValid()
 		if err := c.deleteOperand(ctx, recorder, ss.Spec.SchedulerConfig); err != nil {
-			return errors.Join(err, c.setDegraded(ctx, ss, reasonApplyFailed, "removing the secondary scheduler: "+err.Error()))
+			return errors.Join(err, c.setDegraded(ctx, ss, own, reasonApplyFailed, "removing the secondary scheduler: "+err.Error()))
 		}
 		// Nothing runs, so nothing is degraded: an earlier complaint must not
 		// keep the ClusterOperator Degraded and its alert firing.
-		return c.setCondition(ctx, ss, operatorv1.OperatorCondition{
+		return c.setCondition(ctx, ss, own, operatorv1.OperatorCondition{
 			Type: ConditionType, Status: operatorv1.ConditionFalse, Reason: "Removed",
 			Message: "managementState is Removed: the secondary scheduler and its configuration are deleted",
 		})
@@ -160,9 +154,9 @@ func (c *targetConfigController) sync(ctx context.Context, syncCtx factory.SyncC
 	if err != nil {
 		if render.IsInputError(err) {
 			// Nothing to retry until the input changes; the informers requeue then.
-			return c.setDegraded(ctx, ss, reasonInvalidInput, err.Error()+"\nThe running scheduler is left as it is until this is fixed.")
+			return c.setDegraded(ctx, ss, own, reasonInvalidInput, err.Error()+"\nThe running scheduler is left as it is until this is fixed.")
 		}
-		return errors.Join(err, c.setDegraded(ctx, ss, reasonApplyFailed, err.Error()))
+		return errors.Join(err, c.setDegraded(ctx, ss, own, reasonApplyFailed, err.Error()))
 	}
 
 	refused, err := c.checkGrantable(ss)
@@ -171,28 +165,28 @@ func (c *targetConfigController) sync(ctx context.Context, syncCtx factory.SyncC
 	}
 	if len(refused) > 0 {
 		// Nothing is applied; the informers requeue when the spec or the role changes.
-		return c.setDegraded(ctx, ss, reasonRBACRefused, strings.Join(refused, "\n")+"\nNothing was applied; the running scheduler is left as it is.")
+		return c.setDegraded(ctx, ss, own, reasonRBACRefused, strings.Join(refused, "\n")+"\nNothing was applied; the running scheduler is left as it is.")
 	}
 
-	return c.rollOut(ctx, recorder, ss, objs)
+	return c.rollOut(ctx, recorder, ss, own, objs)
 }
 
 // rollOut applies a rendered, permitted configuration: the rollout record
 // first, then a rollback if the last rollout failed, then RBAC, ConfigMap and
 // Deployment, then status.
-func (c *targetConfigController) rollOut(ctx context.Context, recorder events.Recorder, ss *secondaryschedulerv1.SecondaryScheduler, objs *render.Objects) error {
-	history, err := c.recordRollout(ss, objs.TemplateHash)
+func (c *targetConfigController) rollOut(ctx context.Context, recorder events.Recorder, ss *secondaryschedulerv1.SecondaryScheduler, own *ownStatus, objs *render.Objects) error {
+	history, err := c.recordRollout(own, objs.TemplateHash)
 	if err != nil {
 		return err
 	}
 	// Remembered before anything is applied: the status write comes last and
 	// may fail, and the next sync must still see this record.
-	c.written = &writtenRollout{uid: ss.UID, lastKnownGood: history.status.LastKnownGood.DeepCopy(),
-		failedRollout: history.status.FailedRollout.DeepCopy()}
+	own.lastKnownGood, own.failedRollout = history.status.LastKnownGood.DeepCopy(), history.status.FailedRollout.DeepCopy()
+	c.own = own.copy()
 	decision := decideRollout(objs, &history.status, c.configMapExists)
 	if decision.rollbackTo != "" {
 		if objs, err = c.render(ss, decision.rollbackTo); err != nil {
-			return errors.Join(err, c.setDegraded(ctx, ss, reasonApplyFailed, err.Error()))
+			return errors.Join(err, c.setDegraded(ctx, ss, own, reasonApplyFailed, err.Error()))
 		}
 		if pinned := history.observed; pinned.failure != "" && pinned.current.TemplateHash != objs.TemplateHash {
 			decision.degraded += "\nThe rolled-back pods fail too: " + pinned.failure
@@ -202,25 +196,25 @@ func (c *targetConfigController) rollOut(ctx context.Context, recorder events.Re
 	// RBAC first: a scheduler or sidecar that needs a new rule must not roll before it has it.
 	if err := c.applyExtraRBAC(ctx, recorder, objs); err != nil {
 		if apierrors.IsForbidden(err) {
-			return errors.Join(err, c.setDegraded(ctx, ss, reasonRBACRefused, rbacRefusedMessage(err)))
+			return errors.Join(err, c.setDegraded(ctx, ss, own, reasonRBACRefused, rbacRefusedMessage(err)))
 		}
-		return errors.Join(err, c.setDegraded(ctx, ss, reasonApplyFailed, err.Error()))
+		return errors.Join(err, c.setDegraded(ctx, ss, own, reasonApplyFailed, err.Error()))
 	}
 	if _, _, err := resourceapply.ApplyConfigMap(ctx, c.kubeClient.CoreV1(), recorder, objs.ConfigMap); err != nil {
-		return errors.Join(err, c.setDegraded(ctx, ss, reasonApplyFailed, fmt.Sprintf("applying ConfigMap %s/%s: %v", objs.ConfigMap.Namespace, objs.ConfigMap.Name, err)))
+		return errors.Join(err, c.setDegraded(ctx, ss, own, reasonApplyFailed, fmt.Sprintf("applying ConfigMap %s/%s: %v", objs.ConfigMap.Namespace, objs.ConfigMap.Name, err)))
 	}
-	deployment, err := c.applyDeployment(ctx, recorder, objs)
+	deployment, err := c.applyDeployment(ctx, recorder, objs, own)
 	if err != nil {
 		if msg, ok := refusedSpecFields(ss, objs, err); ok {
 			// Nothing to retry until the spec changes; the informers requeue then.
-			return c.setDegraded(ctx, ss, reasonInvalidInput, msg+"\nThe running scheduler is left as it is until this is fixed.")
+			return c.setDegraded(ctx, ss, own, reasonInvalidInput, msg+"\nThe running scheduler is left as it is until this is fixed.")
 		}
-		return errors.Join(err, c.setDegraded(ctx, ss, reasonApplyFailed, fmt.Sprintf("applying Deployment %s/%s: %v", objs.Deployment.Namespace, objs.Deployment.Name, err)))
+		return errors.Join(err, c.setDegraded(ctx, ss, own, reasonApplyFailed, fmt.Sprintf("applying Deployment %s/%s: %v", objs.Deployment.Namespace, objs.Deployment.Name, err)))
 	}
 	if err := c.pruneConfigMaps(ctx, recorder, ss, objs, deployment, &history.status); err != nil {
-		return errors.Join(err, c.setDegraded(ctx, ss, reasonApplyFailed, err.Error()))
+		return errors.Join(err, c.setDegraded(ctx, ss, own, reasonApplyFailed, err.Error()))
 	}
-	return c.updateStatus(ctx, ss, objs, deployment, &history.status, decision.degraded)
+	return c.updateStatus(ctx, ss, own, objs, deployment, decision.degraded)
 }
 
 // refusedSpecFields turns the API server's refusal of the Deployment into the
@@ -268,8 +262,8 @@ func (c *targetConfigController) render(ss *secondaryschedulerv1.SecondarySchedu
 	return render.Render(in)
 }
 
-func (c *targetConfigController) setDegraded(ctx context.Context, ss *secondaryschedulerv1.SecondaryScheduler, reason, message string) error {
-	return c.setCondition(ctx, ss, operatorv1.OperatorCondition{
+func (c *targetConfigController) setDegraded(ctx context.Context, ss *secondaryschedulerv1.SecondaryScheduler, own *ownStatus, reason, message string) error {
+	return c.setCondition(ctx, ss, own, operatorv1.OperatorCondition{
 		Type:    ConditionType,
 		Status:  operatorv1.ConditionTrue,
 		Reason:  reason,
@@ -277,20 +271,15 @@ func (c *targetConfigController) setDegraded(ctx context.Context, ss *secondarys
 	})
 }
 
-// setCondition writes this controller's condition (and what more adds) and,
-// when the condition changes, tells the SecondaryScheduler's users: a Warning
-// for a new problem they must fix, an event when it is resolved.
-func (c *targetConfigController) setCondition(ctx context.Context, ss *secondaryschedulerv1.SecondaryScheduler,
-	condition operatorv1.OperatorCondition, more ...v1helpers.UpdateStatusFunc) error {
-	var previous operatorv1.OperatorCondition
-	remember := func(status *operatorv1.OperatorStatus) error {
-		if old := v1helpers.FindOperatorCondition(status.Conditions, condition.Type); old != nil {
-			previous = *old
-		}
-		return nil
-	}
-	updates := append([]v1helpers.UpdateStatusFunc{remember, v1helpers.UpdateConditionFn(condition)}, more...)
-	if _, _, err := v1helpers.UpdateStatus(ctx, c.operatorClient, updates...); err != nil {
+// setCondition applies this controller's status with condition (and what
+// else own holds) and, when the condition changes, tells the
+// SecondaryScheduler's users: a Warning for a new problem they must fix, an
+// event when it is resolved.
+func (c *targetConfigController) setCondition(ctx context.Context, ss *secondaryschedulerv1.SecondaryScheduler, own *ownStatus,
+	condition operatorv1.OperatorCondition) error {
+	previous := own.condition
+	own.condition = condition
+	if err := c.apply(ctx, own); err != nil {
 		return err
 	}
 	recorder := c.recorderOn(ss)

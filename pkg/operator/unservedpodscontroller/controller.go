@@ -24,9 +24,9 @@ import (
 	"time"
 
 	operatorv1 "github.com/openshift/api/operator/v1"
+	applyoperatorv1 "github.com/openshift/client-go/operator/applyconfigurations/operator/v1"
 	"github.com/openshift/library-go/pkg/controller/factory"
 	"github.com/openshift/library-go/pkg/operator/events"
-	"github.com/openshift/library-go/pkg/operator/v1helpers"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -41,15 +41,15 @@ import (
 	corev1listers "k8s.io/client-go/listers/core/v1"
 	"k8s.io/utils/clock"
 
-	secondaryschedulerv1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1"
-	secondaryschedulerinformers "github.com/openshift/secondary-scheduler-operator/pkg/generated/informers/externalversions/operator/v1"
-	secondaryschedulerlisters "github.com/openshift/secondary-scheduler-operator/pkg/generated/listers/operator/v1"
+	secondaryschedulerapply "github.com/openshift/secondary-scheduler-operator/pkg/generated/applyconfiguration/operator/v1"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/metrics"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/operatorclient"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render"
 )
 
 const (
-	// ControllerName names the controller and its queue.
+	// ControllerName names the controller, its queue and its field manager on
+	// the SecondaryScheduler's status.
 	ControllerName = "UnservedPodsController"
 	// ConditionType is True while any pod is unserved.
 	ConditionType = "PodsUnserved"
@@ -79,8 +79,7 @@ func PodListOptions(o *metav1.ListOptions) {
 }
 
 type controller struct {
-	operatorClient v1helpers.OperatorClient
-	schedulers     secondaryschedulerlisters.SecondarySchedulerLister
+	operatorClient operatorclient.Interface
 	pods           corev1listers.PodLister
 	deployments    appsv1listers.DeploymentNamespaceLister
 	kube           kubernetes.Interface
@@ -94,12 +93,11 @@ type controller struct {
 
 // New returns the controller. pods must come from an informer built with
 // PodListOptions; deployments from the operand namespace.
-func New(operatorClient v1helpers.OperatorClient, schedulers secondaryschedulerinformers.SecondarySchedulerInformer,
+func New(operatorClient operatorclient.Interface,
 	pods corev1informers.PodInformer, deployments appsv1informers.DeploymentInformer, kube kubernetes.Interface,
 	grace time.Duration, recorder events.Recorder) factory.Controller {
 	c := &controller{
 		operatorClient: operatorClient,
-		schedulers:     schedulers.Lister(),
 		pods:           pods.Lister(),
 		deployments:    deployments.Lister().Deployments(render.OperandNamespace),
 		kube:           kube,
@@ -113,7 +111,7 @@ func New(operatorClient v1helpers.OperatorClient, schedulers secondaryscheduleri
 		}, clock.RealClock{})
 	}
 	return factory.New().
-		WithInformers(schedulers.Informer(), pods.Informer(), deployments.Informer()).
+		WithInformers(operatorClient.Informer(), pods.Informer(), deployments.Informer()).
 		WithSync(metrics.InstrumentSync(ControllerName, c.sync)).
 		ToController(ControllerName, recorder)
 }
@@ -121,7 +119,7 @@ func New(operatorClient v1helpers.OperatorClient, schedulers secondaryscheduleri
 // served are the schedulerNames the secondary scheduler carries and whether a
 // scheduler pod is available to serve them.
 func (c *controller) served() (sets.Set[string], bool) {
-	ss, err := c.schedulers.Get(secondaryschedulerv1.SingletonName)
+	ss, err := c.operatorClient.Get()
 	if err != nil || ss.DeletionTimestamp != nil || ss.Spec.ManagementState == operatorv1.Removed {
 		return sets.New[string](), false
 	}
@@ -182,7 +180,9 @@ func (c *controller) sync(ctx context.Context, syncCtx factory.SyncContext) erro
 	if nextDue > 0 {
 		syncCtx.Queue().AddAfter(syncCtx.QueueKey(), nextDue)
 	}
-	_, _, err = v1helpers.UpdateStatus(ctx, c.operatorClient, v1helpers.UpdateConditionFn(condition(found, c.grace)))
+	cond := condition(found, c.grace)
+	_, err = c.operatorClient.ApplyStatus(ctx, ControllerName, secondaryschedulerapply.SecondarySchedulerStatus().WithConditions(
+		applyoperatorv1.OperatorCondition().WithType(cond.Type).WithStatus(cond.Status).WithReason(cond.Reason).WithMessage(cond.Message)))
 	if apierrors.IsNotFound(err) {
 		return nil // no SecondaryScheduler: nothing to report on
 	}

@@ -3,8 +3,11 @@
 package v1
 
 import (
+	operatorv1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1"
+	internal "github.com/openshift/secondary-scheduler-operator/pkg/generated/applyconfiguration/internal"
 	apismetav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	types "k8s.io/apimachinery/pkg/types"
+	managedfields "k8s.io/apimachinery/pkg/util/managedfields"
 	metav1 "k8s.io/client-go/applyconfigurations/meta/v1"
 )
 
@@ -31,6 +34,46 @@ func SecondaryScheduler(name string) *SecondarySchedulerApplyConfiguration {
 	b.WithKind("SecondaryScheduler")
 	b.WithAPIVersion("operator.openshift.io/v1")
 	return b
+}
+
+// ExtractSecondarySchedulerFrom extracts the applied configuration owned by fieldManager from
+// secondaryScheduler for the specified subresource. Pass an empty string for subresource to extract
+// the main resource. Common subresources include "status", "scale", etc.
+// secondaryScheduler must be a unmodified SecondaryScheduler API object that was retrieved from the Kubernetes API.
+// ExtractSecondarySchedulerFrom provides a way to perform a extract/modify-in-place/apply workflow.
+// Note that an extracted apply configuration will contain fewer fields than what the fieldManager previously
+// applied if another fieldManager has updated or force applied any of the previously applied fields.
+func ExtractSecondarySchedulerFrom(secondaryScheduler *operatorv1.SecondaryScheduler, fieldManager string, subresource string) (*SecondarySchedulerApplyConfiguration, error) {
+	b := &SecondarySchedulerApplyConfiguration{}
+	err := managedfields.ExtractInto(secondaryScheduler, internal.Parser().Type("com.github.openshift.secondary-scheduler-operator.pkg.apis.operator.v1.SecondaryScheduler"), fieldManager, b, subresource)
+	if err != nil {
+		return nil, err
+	}
+	b.WithName(secondaryScheduler.Name)
+
+	b.WithKind("SecondaryScheduler")
+	b.WithAPIVersion("operator.openshift.io/v1")
+	return b, nil
+}
+
+// ExtractSecondaryScheduler extracts the applied configuration owned by fieldManager from
+// secondaryScheduler. If no managedFields are found in secondaryScheduler for fieldManager, a
+// SecondarySchedulerApplyConfiguration is returned with only the Name, Namespace (if applicable),
+// APIVersion and Kind populated. It is possible that no managed fields were found for because other
+// field managers have taken ownership of all the fields previously owned by fieldManager, or because
+// the fieldManager never owned fields any fields.
+// secondaryScheduler must be a unmodified SecondaryScheduler API object that was retrieved from the Kubernetes API.
+// ExtractSecondaryScheduler provides a way to perform a extract/modify-in-place/apply workflow.
+// Note that an extracted apply configuration will contain fewer fields than what the fieldManager previously
+// applied if another fieldManager has updated or force applied any of the previously applied fields.
+func ExtractSecondaryScheduler(secondaryScheduler *operatorv1.SecondaryScheduler, fieldManager string) (*SecondarySchedulerApplyConfiguration, error) {
+	return ExtractSecondarySchedulerFrom(secondaryScheduler, fieldManager, "")
+}
+
+// ExtractSecondarySchedulerStatus extracts the applied configuration owned by fieldManager from
+// secondaryScheduler for the status subresource.
+func ExtractSecondarySchedulerStatus(secondaryScheduler *operatorv1.SecondaryScheduler, fieldManager string) (*SecondarySchedulerApplyConfiguration, error) {
+	return ExtractSecondarySchedulerFrom(secondaryScheduler, fieldManager, "status")
 }
 
 func (b SecondarySchedulerApplyConfiguration) IsApplyConfiguration() {}

@@ -3,8 +3,11 @@
 package v1alpha1
 
 import (
+	simulationv1alpha1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/simulation/v1alpha1"
+	internal "github.com/openshift/secondary-scheduler-operator/pkg/generated/applyconfiguration/internal"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	types "k8s.io/apimachinery/pkg/types"
+	managedfields "k8s.io/apimachinery/pkg/util/managedfields"
 	v1 "k8s.io/client-go/applyconfigurations/meta/v1"
 )
 
@@ -33,6 +36,47 @@ func Simulator(name, namespace string) *SimulatorApplyConfiguration {
 	b.WithKind("Simulator")
 	b.WithAPIVersion("simulation.kube-scheduler-simulator.x-k8s.io/v1alpha1")
 	return b
+}
+
+// ExtractSimulatorFrom extracts the applied configuration owned by fieldManager from
+// simulator for the specified subresource. Pass an empty string for subresource to extract
+// the main resource. Common subresources include "status", "scale", etc.
+// simulator must be a unmodified Simulator API object that was retrieved from the Kubernetes API.
+// ExtractSimulatorFrom provides a way to perform a extract/modify-in-place/apply workflow.
+// Note that an extracted apply configuration will contain fewer fields than what the fieldManager previously
+// applied if another fieldManager has updated or force applied any of the previously applied fields.
+func ExtractSimulatorFrom(simulator *simulationv1alpha1.Simulator, fieldManager string, subresource string) (*SimulatorApplyConfiguration, error) {
+	b := &SimulatorApplyConfiguration{}
+	err := managedfields.ExtractInto(simulator, internal.Parser().Type("com.github.openshift.secondary-scheduler-operator.pkg.apis.simulation.v1alpha1.Simulator"), fieldManager, b, subresource)
+	if err != nil {
+		return nil, err
+	}
+	b.WithName(simulator.Name)
+	b.WithNamespace(simulator.Namespace)
+
+	b.WithKind("Simulator")
+	b.WithAPIVersion("simulation.kube-scheduler-simulator.x-k8s.io/v1alpha1")
+	return b, nil
+}
+
+// ExtractSimulator extracts the applied configuration owned by fieldManager from
+// simulator. If no managedFields are found in simulator for fieldManager, a
+// SimulatorApplyConfiguration is returned with only the Name, Namespace (if applicable),
+// APIVersion and Kind populated. It is possible that no managed fields were found for because other
+// field managers have taken ownership of all the fields previously owned by fieldManager, or because
+// the fieldManager never owned fields any fields.
+// simulator must be a unmodified Simulator API object that was retrieved from the Kubernetes API.
+// ExtractSimulator provides a way to perform a extract/modify-in-place/apply workflow.
+// Note that an extracted apply configuration will contain fewer fields than what the fieldManager previously
+// applied if another fieldManager has updated or force applied any of the previously applied fields.
+func ExtractSimulator(simulator *simulationv1alpha1.Simulator, fieldManager string) (*SimulatorApplyConfiguration, error) {
+	return ExtractSimulatorFrom(simulator, fieldManager, "")
+}
+
+// ExtractSimulatorStatus extracts the applied configuration owned by fieldManager from
+// simulator for the status subresource.
+func ExtractSimulatorStatus(simulator *simulationv1alpha1.Simulator, fieldManager string) (*SimulatorApplyConfiguration, error) {
+	return ExtractSimulatorFrom(simulator, fieldManager, "status")
 }
 
 func (b SimulatorApplyConfiguration) IsApplyConfiguration() {}

@@ -1,0 +1,329 @@
+package operatorclient
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	operatorv1 "github.com/openshift/api/operator/v1"
+	applyoperatorv1 "github.com/openshift/client-go/operator/applyconfigurations/operator/v1"
+	"github.com/openshift/library-go/pkg/apiserver/jsonpatch"
+	"github.com/openshift/library-go/pkg/operator/v1helpers"
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/klog/v2"
+	"k8s.io/utils/clock"
+	"k8s.io/utils/ptr"
+
+	secondaryschedulerv1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1"
+	secondaryschedulerapply "github.com/openshift/secondary-scheduler-operator/pkg/generated/applyconfiguration/operator/v1"
+	secondaryschedulerclient "github.com/openshift/secondary-scheduler-operator/pkg/generated/clientset/versioned/typed/operator/v1"
+	secondaryschedulerinformers "github.com/openshift/secondary-scheduler-operator/pkg/generated/informers/externalversions/operator/v1"
+	secondaryschedulerlisters "github.com/openshift/secondary-scheduler-operator/pkg/generated/listers/operator/v1"
+)
+
+// Interface is the SecondaryScheduler "cluster" as every controller of the
+// operator sees it: library-go's operator client, which its controllers take,
+// plus the whole object and its whole status for ours.
+type Interface interface {
+	v1helpers.OperatorClientWithFinalizers
+	// Get returns the SecondaryScheduler from the informer's cache. The object
+	// is shared with the cache: never modify it.
+	Get() (*secondaryschedulerv1.SecondaryScheduler, error)
+	// ApplyStatus server-side applies status as fieldManager, which owns
+	// exactly the fields status sets from then on (a field it owned before and
+	// status leaves out is removed). Nothing is sent when the fields
+	// fieldManager owns in the cached object already are status; applied says
+	// whether a request was sent. Condition lastTransitionTimes are kept while a
+	// condition's status stays, as ApplyOperatorStatus does. An absent
+	// SecondaryScheduler is a NotFound error, with no request sent.
+	ApplyStatus(ctx context.Context, fieldManager string, status *secondaryschedulerapply.SecondarySchedulerStatusApplyConfiguration) (applied bool, err error)
+}
+
+// Client is the only way the operator reads and writes the SecondaryScheduler:
+// one typed informer, whose cache every read uses, and the typed clientset,
+// which writes status only by server-side apply, each controller as its own
+// field manager. Its fields are never written from a cached copy: an apply
+// carries only the applier's fields, and the Update* methods send what they
+// change over a live read at the caller's resourceVersion, so a stale cache
+// can cost a conflict or a redundant apply, never another writer's field.
+type Client struct {
+	clock    clock.PassiveClock
+	name     string
+	informer cache.SharedIndexInformer
+	lister   secondaryschedulerlisters.SecondarySchedulerLister
+	client   secondaryschedulerclient.SecondarySchedulerInterface
+}
+
+var _ Interface = &Client{}
+
+// New returns the client of the SecondaryScheduler singleton. It registers the
+// informer with its factory: call it before the factory is started.
+func New(clk clock.PassiveClock, client secondaryschedulerclient.SecondarySchedulersGetter, informer secondaryschedulerinformers.SecondarySchedulerInformer) *Client {
+	return &Client{
+		clock:    clk,
+		name:     secondaryschedulerv1.SingletonName,
+		informer: informer.Informer(),
+		lister:   informer.Lister(),
+		client:   client.SecondarySchedulers(),
+	}
+}
+
+func (c *Client) Informer() cache.SharedIndexInformer { return c.informer }
+
+func (c *Client) Get() (*secondaryschedulerv1.SecondaryScheduler, error) { return c.lister.Get(c.name) }
+
+func (c *Client) GetObjectMeta() (*metav1.ObjectMeta, error) {
+	ss, err := c.Get()
+	if err != nil {
+		return nil, err
+	}
+	return ss.ObjectMeta.DeepCopy(), nil
+}
+
+func (c *Client) GetOperatorState() (*operatorv1.OperatorSpec, *operatorv1.OperatorStatus, string, error) {
+	ss, err := c.Get()
+	if err != nil {
+		return nil, nil, "", err
+	}
+	return ss.Spec.OperatorSpec.DeepCopy(), ss.Status.OperatorStatus.DeepCopy(), ss.ResourceVersion, nil
+}
+
+func (c *Client) GetOperatorStateWithQuorum(ctx context.Context) (*operatorv1.OperatorSpec, *operatorv1.OperatorStatus, string, error) {
+	ss, err := c.client.Get(ctx, c.name, metav1.GetOptions{})
+	if err != nil {
+		return nil, nil, "", err
+	}
+	return &ss.Spec.OperatorSpec, &ss.Status.OperatorStatus, ss.ResourceVersion, nil
+}
+
+// live reads the SecondaryScheduler from the API server and fails with a
+// Conflict unless it is still at resourceVersion, so that what the caller
+// computed from that version is written over that version and nothing newer.
+func (c *Client) live(ctx context.Context, resourceVersion string) (*secondaryschedulerv1.SecondaryScheduler, error) {
+	ss, err := c.client.Get(ctx, c.name, metav1.GetOptions{})
+	if err != nil {
+		return nil, err
+	}
+	if ss.ResourceVersion != resourceVersion {
+		return nil, apierrors.NewConflict(secondaryschedulerv1.Resource("secondaryschedulers"), c.name,
+			fmt.Errorf("resourceVersion is %s, not %s", ss.ResourceVersion, resourceVersion))
+	}
+	return ss, nil
+}
+
+// UpdateOperatorSpec replaces the OperatorSpec fields of the SecondaryScheduler
+// at resourceVersion. The rest of the spec comes from a live read at that
+// version, never from the cache.
+func (c *Client) UpdateOperatorSpec(ctx context.Context, resourceVersion string, spec *operatorv1.OperatorSpec) (*operatorv1.OperatorSpec, string, error) {
+	ss, err := c.live(ctx, resourceVersion)
+	if err != nil {
+		return nil, "", err
+	}
+	ss.Spec.OperatorSpec = *spec
+	updated, err := c.client.Update(ctx, ss, metav1.UpdateOptions{})
+	if err != nil {
+		return nil, "", err
+	}
+	return &updated.Spec.OperatorSpec, updated.ResourceVersion, nil
+}
+
+// UpdateOperatorStatus replaces the OperatorStatus fields of the
+// SecondaryScheduler at resourceVersion; schedulerNames, configHash and the
+// rollout record come from a live read at that version, never from the cache.
+// The operator's own controllers apply instead; this serves library-go code
+// that still updates.
+func (c *Client) UpdateOperatorStatus(ctx context.Context, resourceVersion string, status *operatorv1.OperatorStatus) (*operatorv1.OperatorStatus, error) {
+	ss, err := c.live(ctx, resourceVersion)
+	if err != nil {
+		return nil, err
+	}
+	ss.Status.OperatorStatus = *status
+	updated, err := c.client.UpdateStatus(ctx, ss, metav1.UpdateOptions{})
+	if err != nil {
+		return nil, err
+	}
+	return &updated.Status.OperatorStatus, nil
+}
+
+// ApplyOperatorSpec applies the OperatorSpec fields as fieldManager, unless
+// they are what fieldManager owns already. No controller of the operator
+// applies the spec, and its role grants no patch of the SecondaryScheduler.
+func (c *Client) ApplyOperatorSpec(ctx context.Context, fieldManager string, desired *applyoperatorv1.OperatorSpecApplyConfiguration) error {
+	if desired == nil {
+		return fmt.Errorf("desiredConfiguration must have value")
+	}
+	spec := &secondaryschedulerapply.SecondarySchedulerSpecApplyConfiguration{OperatorSpecApplyConfiguration: *desired}
+	ss, err := c.Get()
+	switch {
+	case apierrors.IsNotFound(err):
+		// The apply fails as it should: a SecondaryScheduler is the user's to create.
+	case err != nil:
+		return err
+	default:
+		owned, err := secondaryschedulerapply.ExtractSecondaryScheduler(ss, fieldManager)
+		if err != nil {
+			return fmt.Errorf("extracting the spec fields of %q: %w", fieldManager, err)
+		}
+		unchanged, err := sameSpec(owned.Spec, spec)
+		if err != nil || unchanged {
+			return err
+		}
+	}
+	_, err = c.client.Apply(ctx, secondaryschedulerapply.SecondaryScheduler(c.name).WithSpec(spec),
+		metav1.ApplyOptions{FieldManager: fieldManager, Force: true})
+	if err != nil {
+		return fmt.Errorf("applying the spec of SecondaryScheduler %s as %q: %w", c.name, fieldManager, err)
+	}
+	return nil
+}
+
+// ApplyOperatorStatus applies the OperatorStatus fields as fieldManager, the
+// contract of library-go's generic operator client: fieldManager owns exactly
+// them afterwards, nothing is sent when it owns them already, and condition
+// lastTransitionTimes move only with the condition's status.
+func (c *Client) ApplyOperatorStatus(ctx context.Context, fieldManager string, desired *applyoperatorv1.OperatorStatusApplyConfiguration) error {
+	if desired == nil {
+		return fmt.Errorf("desiredConfiguration must have value")
+	}
+	_, err := c.ApplyStatus(ctx, fieldManager, &secondaryschedulerapply.SecondarySchedulerStatusApplyConfiguration{OperatorStatusApplyConfiguration: *desired})
+	return err
+}
+
+func (c *Client) ApplyStatus(ctx context.Context, fieldManager string, desired *secondaryschedulerapply.SecondarySchedulerStatusApplyConfiguration) (bool, error) {
+	if desired == nil {
+		return false, fmt.Errorf("desiredConfiguration must have value")
+	}
+	for i, cond := range desired.Conditions {
+		// As library-go does: a condition without type or status is a bug of its writer.
+		if ptr.Deref(cond.Type, "") == "" {
+			panic(fmt.Sprintf(".status.conditions[%d].type is missing", i))
+		}
+		if ptr.Deref(cond.Status, "") == "" {
+			panic(fmt.Sprintf(".status.conditions[%q].status is missing", *cond.Type))
+		}
+	}
+	ss, err := c.Get()
+	if err != nil {
+		// A status cannot be applied to a SecondaryScheduler that does not exist.
+		return false, err
+	}
+	owned, err := secondaryschedulerapply.ExtractSecondarySchedulerStatus(ss, fieldManager)
+	if err != nil {
+		return false, fmt.Errorf("extracting the status fields of %q: %w", fieldManager, err)
+	}
+	var ownedConditions []applyoperatorv1.OperatorConditionApplyConfiguration
+	if owned.Status != nil {
+		ownedConditions = owned.Status.Conditions
+	}
+	v1helpers.SetApplyConditionsLastTransitionTime(c.clock, &desired.Conditions, ownedConditions)
+	if unchanged, err := sameStatus(owned.Status, desired); err != nil || unchanged {
+		return false, err
+	}
+	if klog.V(4).Enabled() {
+		klog.Infof("SecondaryScheduler %s status of %s changes: %s", c.name, fieldManager, jsonOf(desired))
+	}
+	_, err = c.client.ApplyStatus(ctx, secondaryschedulerapply.SecondaryScheduler(c.name).WithStatus(desired),
+		metav1.ApplyOptions{FieldManager: fieldManager, Force: true})
+	if err != nil {
+		return false, fmt.Errorf("applying the status of SecondaryScheduler %s as %q: %w", c.name, fieldManager, err)
+	}
+	return true, nil
+}
+
+// PatchOperatorStatus sends a JSON patch of the status (library-go's stale
+// conditions controller removes conditions with it, each removal guarded by a
+// test of the condition's type).
+func (c *Client) PatchOperatorStatus(ctx context.Context, patch *jsonpatch.PatchSet) error {
+	data, err := patch.Marshal()
+	if err != nil {
+		return err
+	}
+	_, err = c.client.Patch(ctx, c.name, types.JSONPatchType, data, metav1.PatchOptions{}, "status")
+	return err
+}
+
+// EnsureFinalizer adds finalizer unless the cached SecondaryScheduler has it.
+func (c *Client) EnsureFinalizer(ctx context.Context, finalizer string) error {
+	ss, err := c.Get()
+	if err != nil {
+		return err
+	}
+	if slices.Contains(ss.Finalizers, finalizer) {
+		return nil
+	}
+	return c.setFinalizers(ctx, ss, append(slices.Clone(ss.Finalizers), finalizer))
+}
+
+// RemoveFinalizer removes finalizer if the cached SecondaryScheduler has it.
+func (c *Client) RemoveFinalizer(ctx context.Context, finalizer string) error {
+	ss, err := c.Get()
+	if err != nil {
+		return err
+	}
+	if !slices.Contains(ss.Finalizers, finalizer) {
+		return nil
+	}
+	return c.setFinalizers(ctx, ss, slices.DeleteFunc(slices.Clone(ss.Finalizers), func(f string) bool { return f == finalizer }))
+}
+
+// setFinalizers updates the cached SecondaryScheduler with finalizers, at its
+// resourceVersion: when the cache is behind, the update conflicts and the
+// controller retries from a newer cache; it cannot write back an older spec.
+// (An update, not a patch: the operator's role grants no patch of the
+// SecondaryScheduler itself.)
+func (c *Client) setFinalizers(ctx context.Context, cached *secondaryschedulerv1.SecondaryScheduler, finalizers []string) error {
+	ss := cached.DeepCopy()
+	ss.Finalizers = finalizers
+	_, err := c.client.Update(ctx, ss, metav1.UpdateOptions{})
+	return err
+}
+
+// sameStatus tells whether two status apply configurations set the same
+// status. Both are decoded into a SecondarySchedulerStatus, so a field set to
+// its zero value and one left out compare equal, as do times that differ
+// below the second the API keeps; conditions and generations, maps on the
+// server, compare in key order.
+func sameStatus(a, b *secondaryschedulerapply.SecondarySchedulerStatusApplyConfiguration) (bool, error) {
+	return same(a, b, func(s *secondaryschedulerv1.SecondarySchedulerStatus) {
+		slices.SortFunc(s.Conditions, func(a, b operatorv1.OperatorCondition) int { return strings.Compare(a.Type, b.Type) })
+		slices.SortFunc(s.Generations, func(a, b operatorv1.GenerationStatus) int {
+			return strings.Compare(a.Group+"/"+a.Resource+"/"+a.Namespace+"/"+a.Name, b.Group+"/"+b.Resource+"/"+b.Namespace+"/"+b.Name)
+		})
+	})
+}
+
+// sameSpec is sameStatus for spec apply configurations.
+func sameSpec(a, b *secondaryschedulerapply.SecondarySchedulerSpecApplyConfiguration) (bool, error) {
+	return same(a, b, func(*secondaryschedulerv1.SecondarySchedulerSpec) {})
+}
+
+// same decodes two apply configurations into the typed T they configure,
+// puts each in canonical order, and compares them.
+func same[T any](a, b any, canonicalize func(*T)) (bool, error) {
+	var typed [2]T
+	for i, from := range []any{a, b} {
+		raw, err := json.Marshal(from)
+		if err != nil {
+			return false, err
+		}
+		if err := json.Unmarshal(raw, &typed[i]); err != nil {
+			return false, err
+		}
+		canonicalize(&typed[i])
+	}
+	return equality.Semantic.DeepEqual(typed[0], typed[1]), nil
+}
+
+func jsonOf(v any) string {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return err.Error()
+	}
+	return string(raw)
+}

@@ -23,6 +23,7 @@ import (
 	appsv1listers "k8s.io/client-go/listers/apps/v1"
 	corev1listers "k8s.io/client-go/listers/core/v1"
 	rbacv1listers "k8s.io/client-go/listers/rbac/v1"
+	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
 
 	secondaryschedulerv1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1"
@@ -68,6 +69,8 @@ type targetConfigController struct {
 	own *ownStatus
 	// recorderOn records events on the SecondaryScheduler itself.
 	recorderOn func(*secondaryschedulerv1.SecondaryScheduler) events.Recorder
+	// conflicts counts the applies in a row that met a conflict.
+	conflicts int
 }
 
 // NewTargetConfigController returns the controller. kubeClient should read
@@ -136,7 +139,7 @@ func (c *targetConfigController) sync(ctx context.Context, syncCtx factory.SyncC
 	case operatorv1.Removed:
 		metrics.ForgetConfigValid()
 		if err := c.deleteOperand(ctx, recorder, ss.Spec.SchedulerConfig); err != nil {
-			return errors.Join(err, c.setDegraded(ctx, ss, own, reasonApplyFailed, "removing the secondary scheduler: "+err.Error()))
+			return c.applyFailed(ctx, ss, own, err, "removing the secondary scheduler: "+err.Error())
 		}
 		// Nothing runs, so nothing is degraded: an earlier complaint must not
 		// keep the ClusterOperator Degraded and its alert firing.
@@ -156,7 +159,7 @@ func (c *targetConfigController) sync(ctx context.Context, syncCtx factory.SyncC
 			// Nothing to retry until the input changes; the informers requeue then.
 			return c.setDegraded(ctx, ss, own, reasonInvalidInput, err.Error()+"\nThe running scheduler is left as it is until this is fixed.")
 		}
-		return errors.Join(err, c.setDegraded(ctx, ss, own, reasonApplyFailed, err.Error()))
+		return c.applyFailed(ctx, ss, own, err, err.Error())
 	}
 
 	refused, err := c.checkGrantable(ss)
@@ -186,7 +189,7 @@ func (c *targetConfigController) rollOut(ctx context.Context, recorder events.Re
 	decision := decideRollout(objs, &history.status, c.configMapExists)
 	if decision.rollbackTo != "" {
 		if objs, err = c.render(ss, decision.rollbackTo); err != nil {
-			return errors.Join(err, c.setDegraded(ctx, ss, own, reasonApplyFailed, err.Error()))
+			return c.applyFailed(ctx, ss, own, err, err.Error())
 		}
 		if pinned := history.observed; pinned.failure != "" && pinned.current.TemplateHash != objs.TemplateHash {
 			decision.degraded += "\nThe rolled-back pods fail too: " + pinned.failure
@@ -198,10 +201,10 @@ func (c *targetConfigController) rollOut(ctx context.Context, recorder events.Re
 		if apierrors.IsForbidden(err) {
 			return errors.Join(err, c.setDegraded(ctx, ss, own, reasonRBACRefused, rbacRefusedMessage(err)))
 		}
-		return errors.Join(err, c.setDegraded(ctx, ss, own, reasonApplyFailed, err.Error()))
+		return c.applyFailed(ctx, ss, own, err, err.Error())
 	}
 	if _, _, err := resourceapply.ApplyConfigMap(ctx, c.kubeClient.CoreV1(), recorder, objs.ConfigMap); err != nil {
-		return errors.Join(err, c.setDegraded(ctx, ss, own, reasonApplyFailed, fmt.Sprintf("applying ConfigMap %s/%s: %v", objs.ConfigMap.Namespace, objs.ConfigMap.Name, err)))
+		return c.applyFailed(ctx, ss, own, err, fmt.Sprintf("applying ConfigMap %s/%s: %v", objs.ConfigMap.Namespace, objs.ConfigMap.Name, err))
 	}
 	deployment, err := c.applyDeployment(ctx, recorder, objs, own)
 	if err != nil {
@@ -209,11 +212,12 @@ func (c *targetConfigController) rollOut(ctx context.Context, recorder events.Re
 			// Nothing to retry until the spec changes; the informers requeue then.
 			return c.setDegraded(ctx, ss, own, reasonInvalidInput, msg+"\nThe running scheduler is left as it is until this is fixed.")
 		}
-		return errors.Join(err, c.setDegraded(ctx, ss, own, reasonApplyFailed, fmt.Sprintf("applying Deployment %s/%s: %v", objs.Deployment.Namespace, objs.Deployment.Name, err)))
+		return c.applyFailed(ctx, ss, own, err, fmt.Sprintf("applying Deployment %s/%s: %v", objs.Deployment.Namespace, objs.Deployment.Name, err))
 	}
 	if err := c.pruneConfigMaps(ctx, recorder, ss, objs, deployment, &history.status); err != nil {
-		return errors.Join(err, c.setDegraded(ctx, ss, own, reasonApplyFailed, err.Error()))
+		return c.applyFailed(ctx, ss, own, err, err.Error())
 	}
+	c.conflicts = 0
 	return c.updateStatus(ctx, ss, own, objs, deployment, decision.degraded)
 }
 
@@ -260,6 +264,26 @@ func (c *targetConfigController) render(ss *secondaryschedulerv1.SecondarySchedu
 		return nil, err
 	}
 	return render.Render(in)
+}
+
+// conflictsBeforeDegraded is how many conflicts in a row an apply may meet
+// before they are reported: one is the cache behind a write (the operator's
+// own, or someone's), and the update event that caused it brings the sync that
+// retries with the new object; a run of them is someone fighting over it.
+const conflictsBeforeDegraded = 5
+
+// applyFailed reports an apply that failed as Degraded, but retries a
+// conflict quietly (see conflictsBeforeDegraded), so that Degraded does not
+// flap on a stale cache.
+func (c *targetConfigController) applyFailed(ctx context.Context, ss *secondaryschedulerv1.SecondaryScheduler, own *ownStatus, err error, message string) error {
+	if apierrors.IsConflict(err) {
+		c.conflicts++
+		if c.conflicts < conflictsBeforeDegraded {
+			klog.V(2).InfoS("Apply conflict; retrying", "attempt", c.conflicts, "err", err)
+			return err
+		}
+	}
+	return errors.Join(err, c.setDegraded(ctx, ss, own, reasonApplyFailed, message))
 }
 
 func (c *targetConfigController) setDegraded(ctx context.Context, ss *secondaryschedulerv1.SecondaryScheduler, own *ownStatus, reason, message string) error {

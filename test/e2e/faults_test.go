@@ -4,12 +4,16 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"net"
+	"net/http"
 	"os"
 	"reflect"
+	"regexp"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -250,20 +254,14 @@ func TestFaultKillDuringRollout(t *testing.T) {
 // brings everything back.
 func TestFaultKillDuringRemoved(t *testing.T) {
 	c := needCluster(t)
-	ctx := context.Background()
-	owned, user := c.faultBaseline(ctx, t)
-	times := &faultTimes{scenario: "kill during Removed"}
-	for range faultRepeat(t) {
-		c.updateSpec(t, func(s *secondaryschedulerv1.SecondarySchedulerSpec) { s.ManagementState = operatorv1.Removed })
-		killed := c.killAt(t, time.Second)
-		c.waitNothingOwned(ctx, t, nil)
-		times.add(time.Since(killed))
-		c.userConfigIntact(ctx, t, user)
-		c.updateSpec(t, func(s *secondaryschedulerv1.SecondarySchedulerSpec) { s.ManagementState = operatorv1.Managed })
-		c.waitReconciled(t)
-		c.checkOwned(ctx, t, owned)
-	}
-	times.report(t)
+	c.faultTearDown(t, "kill during Removed",
+		func() {
+			c.updateSpec(t, func(s *secondaryschedulerv1.SecondarySchedulerSpec) { s.ManagementState = operatorv1.Removed })
+		},
+		nil,
+		func() {
+			c.updateSpec(t, func(s *secondaryschedulerv1.SecondarySchedulerSpec) { s.ManagementState = operatorv1.Managed })
+		})
 }
 
 // TestFaultKillDuringDeletion: the operator is killed while it cleans up a
@@ -273,22 +271,37 @@ func TestFaultKillDuringRemoved(t *testing.T) {
 func TestFaultKillDuringDeletion(t *testing.T) {
 	c := needCluster(t)
 	ctx := context.Background()
-	owned, user := c.faultBaseline(ctx, t)
-	times := &faultTimes{scenario: "kill during CR deletion"}
-	for range faultRepeat(t) {
-		if err := c.admin.Operator.OperatorV1().SecondarySchedulers().Delete(ctx, crName, metav1.DeleteOptions{}); err != nil {
-			t.Fatal(err)
-		}
-		killed := c.killAt(t, time.Second)
-		c.waitNothingOwned(ctx, t, func() error {
+	c.faultTearDown(t, "kill during CR deletion",
+		func() {
+			if err := c.admin.Operator.OperatorV1().SecondarySchedulers().Delete(ctx, crName, metav1.DeleteOptions{}); err != nil {
+				t.Fatal(err)
+			}
+		},
+		func() error {
 			if _, err := c.getCR(ctx); !apierrors.IsNotFound(err) {
 				return fmt.Errorf("the CR is still there (%v)", err)
 			}
 			return nil
-		})
+		},
+		func() { c.applyExample(t, "bin-packing") })
+}
+
+// faultTearDown repeats: tearDown, a kill at a random point of it, a wait until
+// the operator owns nothing (and gone() says so, when set), a check of the
+// user's ConfigMap, then bringBack and a wait until it has converged to what it
+// owned before.
+func (c *cluster) faultTearDown(t *testing.T, scenario string, tearDown func(), gone func() error, bringBack func()) {
+	t.Helper()
+	ctx := context.Background()
+	owned, user := c.faultBaseline(ctx, t)
+	times := &faultTimes{scenario: scenario}
+	for range faultRepeat(t) {
+		tearDown()
+		killed := c.killAt(t, time.Second)
+		c.waitNothingOwned(ctx, t, gone)
 		times.add(time.Since(killed))
 		c.userConfigIntact(ctx, t, user)
-		c.applyExample(t, "bin-packing")
+		bringBack()
 		c.waitReconciled(t)
 		c.checkOwned(ctx, t, owned)
 	}
@@ -553,4 +566,101 @@ func forEachParallel(n, workers int, fn func(i int) error) error {
 		}
 	}
 	return first
+}
+
+// The operator's leader-election lease.
+const operatorLeaseNamespace, operatorLeaseName = "openshift-secondary-scheduler-operator", "secondary-scheduler-operator-lock"
+
+// leaseHolder is the identity holding the operator's lease.
+func (c *cluster) leaseHolder(ctx context.Context) (string, error) {
+	lease, err := c.admin.Kube.CoordinationV1().Leases(operatorLeaseNamespace).Get(ctx, operatorLeaseName, metav1.GetOptions{})
+	if err != nil {
+		return "", err
+	}
+	return ptr.Deref(lease.Spec.HolderIdentity, ""), nil
+}
+
+// clientWrites is how many write requests (POST, PUT, PATCH, DELETE) the
+// operator listening on listen has sent, from its own client metrics
+// (rest_client_requests_total), read with the admin's client certificate.
+func (c *cluster) clientWrites(t *testing.T, listen string) int {
+	t.Helper()
+	client := c.adminMetricsClient(t)
+	code, body := get(t, client, "https://"+listen+"/metrics", "")
+	if code != http.StatusOK {
+		t.Fatalf("GET /metrics of %s: %d", listen, code)
+	}
+	writes := 0
+	line := regexp.MustCompile(`(?m)^rest_client_requests_total\{[^}]*method="(POST|PUT|PATCH|DELETE)"[^}]*\} (\d+)`)
+	for _, m := range line.FindAllStringSubmatch(body, -1) {
+		n, _ := strconv.Atoi(m[2])
+		writes += n
+	}
+	if !strings.Contains(body, "rest_client_requests_total") {
+		t.Fatalf("the operator on %s serves no rest_client_requests_total", listen)
+	}
+	return writes
+}
+
+// TestFaultTwoReplicas: a second operator process beside the first: exactly
+// one leads, the other sends no write while it waits; killing the leader hands
+// over within the lease settings (measured), and the new leader reconciles
+// the next change.
+func TestFaultTwoReplicas(t *testing.T) {
+	c := needCluster(t)
+	ctx := context.Background()
+	c.faultBaseline(ctx, t)
+	leader, err := c.leaseHolder(ctx)
+	if err != nil || leader == "" {
+		t.Fatalf("the lease holder: %q, %v", leader, err)
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	second := l.Addr().String()
+	l.Close()
+	secondPID := c.launchOperator(t, second, c.operator.log+".second")
+	t.Cleanup(func() {
+		// Whatever happened, the stack ends with one operator on the
+		// script's address, as it started.
+		_ = syscall.Kill(secondPID, syscall.SIGKILL)
+		if c.operatorAlive(t) {
+			return
+		}
+		c.startOperator(t)
+	})
+
+	// The second waits: the lease stays with the first, and over three retry
+	// periods (2 s each here) it writes nothing.
+	before := c.clientWrites(t, second)
+	time.Sleep(6 * time.Second)
+	if holder, err := c.leaseHolder(ctx); err != nil || holder != leader {
+		t.Fatalf("the lease went from %q to %q (%v) while its holder ran", leader, holder, err)
+	}
+	if writes := c.clientWrites(t, second) - before; writes != 0 {
+		t.Fatalf("the replica that does not lead sent %d writes", writes)
+	}
+
+	c.killOperator(t)
+	killed := time.Now()
+	var handover time.Duration
+	framework.WaitForWithin(ctx, t, time.Minute, "the second replica to take the lease", func() (bool, error) {
+		holder, err := c.leaseHolder(ctx)
+		if err != nil || holder == leader {
+			return false, fmt.Errorf("holder %q (%v)", holder, err)
+		}
+		handover = time.Since(killed)
+		return true, nil
+	})
+	c.updateSpec(t, func(s *secondaryschedulerv1.SecondarySchedulerSpec) { s.LogLevel = operatorv1.Debug })
+	c.waitReconciled(t)
+	t.Logf("FAULT leader killed with a second replica: lease taken over %s after the kill (lease 15 s, retry 2 s); the next change reconciled %s after the kill",
+		handover.Round(time.Millisecond), time.Since(killed).Round(time.Millisecond))
+	c.updateSpec(t, func(s *secondaryschedulerv1.SecondarySchedulerSpec) { s.LogLevel = operatorv1.Normal })
+
+	// Back to one operator on the script's address.
+	killProcess(t, secondPID)
+	c.startOperator(t)
+	c.waitReconciled(t)
 }

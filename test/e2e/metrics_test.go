@@ -67,14 +67,7 @@ func TestOperatorServesHealthAndMetrics(t *testing.T) {
 		}
 		return true, nil
 	})
-	cert, err := tls.LoadX509KeyPair(c.adminCert, c.adminKey)
-	if err != nil {
-		t.Fatal(err)
-	}
-	admin := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{
-		InsecureSkipVerify: true, //nolint:gosec // as above
-		Certificates:       []tls.Certificate{cert},
-	}}}
+	admin := c.adminMetricsClient(t)
 	if code, _ := get(t, admin, base+"/metrics", ""); code != http.StatusOK {
 		t.Errorf("GET /metrics with the admin's client certificate: %d, want 200", code)
 	}

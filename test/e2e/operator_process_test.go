@@ -40,17 +40,26 @@ func (o *operatorProcess) pid(t *testing.T) int {
 	return pid
 }
 
-// kill sends SIGKILL, as a node failure or an OOM kill would, and waits until
-// the process is gone.
+// operatorAlive says whether the operator of the pid file runs.
+func (c *cluster) operatorAlive(t *testing.T) bool {
+	return syscall.Kill(c.operator.pid(t), 0) == nil
+}
+
+// killOperator sends the operator SIGKILL, as a node failure or an OOM kill
+// would, and waits until the process is gone.
 func (c *cluster) killOperator(t *testing.T) {
 	t.Helper()
-	pid := c.operator.pid(t)
+	killProcess(t, c.operator.pid(t))
+}
+
+func killProcess(t *testing.T, pid int) {
+	t.Helper()
 	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
 		t.Fatalf("killing the operator (pid %d): %v", pid, err)
 	}
 	framework.WaitForWithin(context.Background(), t, 30*time.Second, "the killed operator to be gone", func() (bool, error) {
-		// A child of the script, not of this process: it is gone once the
-		// script's shell has reaped it, or is a zombie until then.
+		// Not necessarily a child of this process: it is gone once its parent
+		// has reaped it, or a zombie until then.
 		data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 		if os.IsNotExist(err) {
 			return true, nil
@@ -68,14 +77,25 @@ func (c *cluster) killOperator(t *testing.T) {
 // for long: it outlives the test binary, and the script stops it by pidFile.
 func (c *cluster) startOperator(t *testing.T) {
 	t.Helper()
-	log, err := os.OpenFile(c.operator.log, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	pid := c.launchOperator(t, c.operatorAddress, c.operator.log)
+	if err := os.WriteFile(c.operator.pidFile, []byte(strconv.Itoa(pid)+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// launchOperator starts an operator process with the script's arguments,
+// listening on listen and appending to logPath, waits until its /healthz
+// answers (which it does before it leads), and returns its pid.
+func (c *cluster) launchOperator(t *testing.T, listen, logPath string) int {
+	t.Helper()
+	log, err := os.OpenFile(logPath, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer log.Close()
-	fmt.Fprintf(log, "=== e2e: starting the operator again\n")
+	fmt.Fprintf(log, "=== e2e: starting the operator\n")
 	args := append([]string{"operator", "--kubeconfig=" + c.operator.kubeconfig, "--namespace=openshift-secondary-scheduler-operator",
-		"--listen=" + c.operatorAddress, "-v=2"}, c.operator.args...)
+		"--listen=" + listen, "-v=2"}, c.operator.args...)
 	cmd := exec.Command(c.operator.binary, args...)
 	cmd.Env = append(os.Environ(), "OPERATOR_IMAGE_VERSION="+c.operatorVersion)
 	cmd.Stdout, cmd.Stderr = log, log
@@ -87,17 +107,14 @@ func (c *cluster) startOperator(t *testing.T) {
 	}
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
-	if err := os.WriteFile(c.operator.pidFile, []byte(strconv.Itoa(cmd.Process.Pid)+"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
 	client := &http.Client{Timeout: 2 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}}
-	framework.WaitForWithin(context.Background(), t, time.Minute, "the restarted operator's /healthz", func() (bool, error) {
+	framework.WaitForWithin(context.Background(), t, time.Minute, "the started operator's /healthz", func() (bool, error) {
 		select {
 		case err := <-exited:
-			t.Fatalf("the operator exited at start (%v); see %s", err, c.operator.log)
+			t.Fatalf("the operator exited at start (%v); see %s", err, logPath)
 		default:
 		}
-		resp, err := client.Get("https://" + c.operatorAddress + "/healthz")
+		resp, err := client.Get("https://" + listen + "/healthz")
 		if err != nil {
 			return false, err
 		}
@@ -107,4 +124,19 @@ func (c *cluster) startOperator(t *testing.T) {
 		}
 		return true, nil
 	})
+	return cmd.Process.Pid
+}
+
+// adminMetricsClient is an HTTP client of the operator's endpoints that
+// presents the admin's client certificate (allowed GET /metrics).
+func (c *cluster) adminMetricsClient(t *testing.T) *http.Client {
+	t.Helper()
+	cert, err := tls.LoadX509KeyPair(c.adminCert, c.adminKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{
+		InsecureSkipVerify: true, //nolint:gosec // the operator's self-signed local endpoint
+		Certificates:       []tls.Certificate{cert},
+	}}}
 }

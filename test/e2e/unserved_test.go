@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"context"
-	"crypto/tls"
 	"fmt"
 	"net/http"
 	"regexp"
@@ -83,14 +82,7 @@ func (c *cluster) waitUnserved(t *testing.T, status, reason, fragment string) {
 // certificate) has a line starting with series, or has none.
 func (c *cluster) waitMetric(t *testing.T, series string, present bool) {
 	t.Helper()
-	cert, err := tls.LoadX509KeyPair(c.adminCert, c.adminKey)
-	if err != nil {
-		t.Fatal(err)
-	}
-	client := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{
-		InsecureSkipVerify: true, //nolint:gosec // the operator's self-signed local endpoint
-		Certificates:       []tls.Certificate{cert},
-	}}}
+	client := c.adminMetricsClient(t)
 	line := regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(series))
 	framework.WaitForWithin(context.Background(), t, time.Minute, fmt.Sprintf("%s on /metrics: %v", series, present), func() (bool, error) {
 		code, body := get(t, client, "https://"+c.operatorAddress+"/metrics", "")

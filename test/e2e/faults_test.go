@@ -426,6 +426,15 @@ func TestFaultKillWhileCreatingSimulators(t *testing.T) {
 	for range faultRepeat(t) {
 		ns := c.createNamespace(t, "fault-simulators")
 		framework.RunInBackground(t, func(ctx context.Context) { c.markSimulatorPodsReady(ctx, ns) })
+		t.Cleanup(func() {
+			if !t.Failed() {
+				return
+			}
+			out, _ := c.kubectl("get", "simulators", "-n", ns, "-o", "custom-columns=NAME:.metadata.name,PHASE:.status.phase,OBSERVED:.status.observedGeneration,MESSAGE:.status.message")
+			t.Logf("Simulators of %s:\n%s", ns, grepLines(out, "Creating|Pending|NAME"))
+			out, _ = c.kubectl("get", "pods", "-n", ns, "-o", "wide")
+			t.Logf("Pods of %s (not Running):\n%s", ns, grepLines(out, "Pending|NAME|ContainerCreating"))
+		})
 		sims := c.admin.Operator.SimulationV1alpha1().Simulators(ns)
 		created := make(chan error, 1)
 		go func() {
@@ -456,6 +465,18 @@ func TestFaultKillWhileCreatingSimulators(t *testing.T) {
 		})
 		times.add(time.Since(killed))
 		c.checkOnePerSimulator(ctx, t, ns, n)
+		// The next round's Pods need the room: the three kwok nodes take 110
+		// pods each.
+		if err := c.admin.Kube.CoreV1().Namespaces().Delete(ctx, ns, metav1.DeleteOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		framework.WaitForWithin(ctx, t, 3*time.Minute, "the round's namespace to be gone", func() (bool, error) {
+			_, err := c.admin.Kube.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{})
+			if apierrors.IsNotFound(err) {
+				return true, nil
+			}
+			return false, err
+		})
 	}
 	times.report(t)
 }

@@ -607,10 +607,17 @@ func (c *cluster) leaseHolder(ctx context.Context) (string, error) {
 func (c *cluster) clientWrites(t *testing.T, listen string) int {
 	t.Helper()
 	client := c.adminMetricsClient(t)
-	code, body := get(t, client, "https://"+listen+"/metrics", "")
-	if code != http.StatusOK {
-		t.Fatalf("GET /metrics of %s: %d", listen, code)
-	}
+	var body string
+	// A process just started authenticates client certificates once it has
+	// read the cluster's client CA.
+	framework.WaitForWithin(context.Background(), t, 30*time.Second, "GET /metrics of "+listen, func() (bool, error) {
+		var code int
+		code, body = get(t, client, "https://"+listen+"/metrics", "")
+		if code != http.StatusOK {
+			return false, fmt.Errorf("%d", code)
+		}
+		return true, nil
+	})
 	writes := 0
 	line := regexp.MustCompile(`(?m)^rest_client_requests_total\{[^}]*method="(POST|PUT|PATCH|DELETE)"[^}]*\} (\d+)`)
 	for _, m := range line.FindAllStringSubmatch(body, -1) {
@@ -684,4 +691,58 @@ func TestFaultTwoReplicas(t *testing.T) {
 	killProcess(t, secondPID)
 	c.startOperator(t)
 	c.waitReconciled(t)
+}
+
+// TestFaultKillDuringRollback: a configuration the real kube-scheduler refuses
+// is written (the harness runs the scheduler, so its pod crash-loops), and the
+// operator is killed at a random point of rolling it out, seeing the crash
+// and taking the rollout back. After a restart the Deployment is back on the last known good
+// configuration, status.failedRollout names the bad one, one scheduler pod
+// runs, and the operator owns what it did before.
+func TestFaultKillDuringRollback(t *testing.T) {
+	c := needCluster(t)
+	ctx := context.Background()
+	owned, _ := c.faultBaseline(ctx, t)
+	c.playKubelet(t)
+	good := c.waitLastKnownGood(t)
+	original := c.userConfig(t)
+	t.Cleanup(func() { c.setUserConfig(t, original) })
+	times := &faultTimes{scenario: "kill during a rollback"}
+	deployments := c.admin.Kube.AppsV1().Deployments(render.OperandNamespace)
+	templateHash := func() (string, error) {
+		d, err := deployments.Get(ctx, render.OperandName, metav1.GetOptions{})
+		if err != nil {
+			return "", err
+		}
+		return d.Spec.Template.Annotations[render.ConfigHashAnnotation], nil
+	}
+	for i := range faultRepeat(t) {
+		bad := withUnknownFilterPlugin(t, original, fmt.Sprintf("FaultPlugin%d", i))
+		badHash := c.renderedConfigHash(t, bad)
+		c.setUserConfig(t, bad)
+		// Rollout, crash and rollback take about 200 ms here
+		// (TestFailedRolloutIsRolledBack): a kill within 400 ms lands before,
+		// during or just after them.
+		killed := c.killAt(t, 400*time.Millisecond)
+		framework.WaitForWithin(ctx, t, reconcileTimeout, "the rollout taken back and recorded", func() (bool, error) {
+			h, err := templateHash()
+			if err != nil || h != good.ConfigHash {
+				return false, fmt.Errorf("template config %.12s (%v), want the good %.12s", h, err, good.ConfigHash)
+			}
+			ss, err := c.getCR(ctx)
+			if err != nil {
+				return false, err
+			}
+			if f := ss.Status.FailedRollout; f == nil || f.ConfigHash != badHash {
+				return false, fmt.Errorf("failedRollout %+v, want config %.12s", f, badHash)
+			}
+			return true, nil
+		})
+		times.add(time.Since(killed))
+		c.checkOneSchedulerPod(ctx, t)
+		c.checkOwned(ctx, t, owned)
+	}
+	c.setUserConfig(t, original)
+	c.waitReconciled(t)
+	times.report(t)
 }

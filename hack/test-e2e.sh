@@ -3,7 +3,9 @@
 # kube-controller-manager, kube-scheduler, kwok nodes), `kubectl apply -f
 # manifests/`, the operator as a host process with its own ServiceAccount's
 # token, then `go test ./test/e2e/...` against it. The tests play kubelet for the
-# secondary scheduler: they run the real kube-scheduler binary as its pod would.
+# secondary scheduler (the real kube-scheduler or scheduler-plugins binary, as
+# its pod would run) and for Simulator Pods (the real simulator and etcd, each
+# Pod in a network namespace of its own: run as root).
 #
 #   hack/test-e2e.sh [--faults] [--no-openshift-crds] [go test flags...]
 #

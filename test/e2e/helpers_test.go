@@ -64,6 +64,16 @@ func (c *cluster) applyExample(t *testing.T, name string) {
 	t.Logf("kubectl apply -f examples/%s/:\n%s", name, strings.TrimSpace(out))
 }
 
+// binPackingRolledOut applies examples/bin-packing, waits until the operator
+// has rolled it out, and returns a new namespace prefix-<random> for the
+// test's pods.
+func (c *cluster) binPackingRolledOut(t *testing.T, prefix string) string {
+	t.Helper()
+	c.applyExample(t, "bin-packing")
+	c.waitReconciled(t)
+	return c.createNamespace(t, prefix)
+}
+
 // getCR reads the SecondaryScheduler.
 func (c *cluster) getCR(ctx context.Context) (*secondaryschedulerv1.SecondaryScheduler, error) {
 	return c.admin.Operator.OperatorV1().SecondarySchedulers().Get(ctx, crName, metav1.GetOptions{})

@@ -26,9 +26,7 @@ import (
 func TestSecondarySchedulerBindsPods(t *testing.T) {
 	c := needCluster(t)
 	ctx := context.Background()
-	c.applyExample(t, "bin-packing")
-	c.waitReconciled(t)
-	ns := c.createNamespace(t, "e2e-scheduling")
+	ns := c.binPackingRolledOut(t, "e2e-scheduling")
 
 	first := c.createPod(t, ns, "first", render.DefaultSchedulerName)
 	stray := c.createPod(t, ns, "stray", "no-such-scheduler")

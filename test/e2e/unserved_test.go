@@ -27,9 +27,7 @@ import (
 func TestUnservedPods(t *testing.T) {
 	c := needCluster(t)
 	ctx := context.Background()
-	c.applyExample(t, "bin-packing")
-	c.waitReconciled(t)
-	ns := c.createNamespace(t, "e2e-unserved")
+	ns := c.binPackingRolledOut(t, "e2e-unserved")
 
 	typo := c.createPod(t, ns, "typo", "secondary-schedular")
 	c.waitPodWarning(t, ns, typo, unservedpodscontroller.ReasonNoSuchScheduler, `did you mean "secondary-scheduler"?`)

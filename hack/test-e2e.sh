@@ -90,6 +90,8 @@ export E2E_OPERATOR_ADDRESS="${listen}"
 export E2E_OPERATOR_VERSION="${OPERATOR_IMAGE_VERSION}"
 export E2E_OPENSHIFT="${openshift}"
 export E2E_DIR="${dir}"
+export E2E_CONTROLPLANE_DIR="${CONTROLPLANE_DIR}"
+export E2E_AUDIT_LOG="${CONTROLPLANE_AUDIT_LOG}"
 # The fault tests start the operator again as this script did.
 export E2E_OPERATOR_BIN="${root}/_output/bin/secondary-scheduler-operator"
 export E2E_OPERATOR_KUBECONFIG="${dir}/operator.kubeconfig"

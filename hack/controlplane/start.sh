@@ -53,7 +53,7 @@ if [[ -s "${pids}" ]]; then
   done < "${pids}"
 fi
 # Every start is a fresh cluster: no etcd data or certs from an earlier run.
-rm -rf "${dir}/pki" "${dir}/etcd" "${dir}/logs" "${pids}" "${dir}/env" "${dir}/kubeconfig"
+rm -rf "${dir}/pki" "${dir}/etcd" "${dir}/logs" "${pids}" "${dir}/env" "${dir}/kubeconfig" "${dir}/audit-policy.yaml"
 mkdir -p "${dir}/pki" "${dir}/logs"
 pki="${dir}/pki"
 t0=${EPOCHREALTIME}
@@ -154,6 +154,20 @@ launch etcd --name=default --data-dir="${dir}/etcd" \
   --initial-cluster="default=http://127.0.0.1:${etcd_peer_port}" \
   --unsafe-no-fsync=true # a throw-away test cluster: speed over durability
 
+# The audit log records every request of the operator's ServiceAccounts (and
+# nothing else, to stay cheap): tests count what the API server received from
+# the operator, by verb and by token (user.extra credential-id), instead of
+# trusting the operator's own client metrics.
+cat > "${dir}/audit-policy.yaml" <<'EOF'
+apiVersion: audit.k8s.io/v1
+kind: Policy
+omitStages: [RequestReceived]
+rules:
+- level: Metadata
+  userGroups: ["system:serviceaccounts:openshift-secondary-scheduler-operator"]
+- level: None
+EOF
+
 # --endpoint-reconciler-type=none + --advertise-address: without them the
 # apiserver refuses to start on loopback. It writes its serving cert, with its
 # CA as the 2nd PEM block, to --cert-dir (SANs include 127.0.0.1).
@@ -168,7 +182,8 @@ launch kube-apiserver --bind-address=127.0.0.1 --secure-port="${api_port}" \
   --requestheader-allowed-names=front-proxy-client \
   --requestheader-username-headers=X-Remote-User --requestheader-group-headers=X-Remote-Group \
   --requestheader-extra-headers-prefix=X-Remote-Extra- \
-  --proxy-client-cert-file="${pki}/front-proxy-client.crt" --proxy-client-key-file="${pki}/front-proxy-client.key"
+  --proxy-client-cert-file="${pki}/front-proxy-client.crt" --proxy-client-key-file="${pki}/front-proxy-client.key" \
+  --audit-policy-file="${dir}/audit-policy.yaml" --audit-log-path="${dir}/logs/audit.log"
 
 wait_for kube-apiserver "its serving certificate" test -s "${pki}/apiserver/apiserver.crt"
 # KCM's --root-ca-file (published in kube-root-ca.crt) must be the CA alone.
@@ -272,6 +287,7 @@ fi
   printf 'export CONTROLPLANE_CA=%q\n' "${pki}/apiserver-ca.crt"
   printf 'export CONTROLPLANE_PIDS=%q\n' "${pids}"
   printf 'export CONTROLPLANE_BIN=%q\n' "${bin}"
+  printf 'export CONTROLPLANE_AUDIT_LOG=%q\n' "${dir}/logs/audit.log"
 } > "${dir}/env"
 
 started=true

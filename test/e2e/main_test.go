@@ -43,6 +43,11 @@ type cluster struct {
 	openShift bool
 	// dir is the run's work directory (the harness's kube-scheduler files go there).
 	dir string
+	// auditLog is the API server's audit log of the operator's requests.
+	auditLog string
+	// controlPlaneDir holds what hack/controlplane/start.sh started: its pids
+	// file and logs/.
+	controlPlaneDir string
 	// operator is the operator's host process, which the fault tests kill and
 	// start again.
 	operator operatorProcess
@@ -72,6 +77,8 @@ func fromEnv() (*cluster, error) {
 		operatorVersion: os.Getenv("E2E_OPERATOR_VERSION"),
 		openShift:       os.Getenv("E2E_OPENSHIFT") == "true",
 		dir:             os.Getenv("E2E_DIR"),
+		auditLog:        os.Getenv("E2E_AUDIT_LOG"),
+		controlPlaneDir: os.Getenv("E2E_CONTROLPLANE_DIR"),
 		operator: operatorProcess{
 			binary:     os.Getenv("E2E_OPERATOR_BIN"),
 			kubeconfig: os.Getenv("E2E_OPERATOR_KUBECONFIG"),
@@ -83,6 +90,7 @@ func fromEnv() (*cluster, error) {
 	for name, v := range map[string]string{
 		"E2E_CONTROLPLANE_BIN": c.bin, "E2E_OPERATOR_ADDRESS": c.operatorAddress, "E2E_DIR": c.dir,
 		"E2E_ADMIN_CERT": c.adminCert, "E2E_ADMIN_KEY": c.adminKey,
+		"E2E_AUDIT_LOG": c.auditLog, "E2E_CONTROLPLANE_DIR": c.controlPlaneDir,
 		"E2E_OPERATOR_BIN": c.operator.binary, "E2E_OPERATOR_KUBECONFIG": c.operator.kubeconfig,
 		"E2E_OPERATOR_LOG": c.operator.log, "E2E_OPERATOR_PIDFILE": c.operator.pidFile,
 	} {

@@ -7,11 +7,17 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	authenticationv1 "k8s.io/api/authentication/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/utils/ptr"
 
 	"github.com/openshift/secondary-scheduler-operator/test/framework"
 )
@@ -77,16 +83,16 @@ func killProcess(t *testing.T, pid int) {
 // for long: it outlives the test binary, and the script stops it by pidFile.
 func (c *cluster) startOperator(t *testing.T) {
 	t.Helper()
-	pid := c.launchOperator(t, c.operatorAddress, c.operator.log)
+	pid := c.launchOperator(t, c.operator.kubeconfig, c.operatorAddress, c.operator.log)
 	if err := os.WriteFile(c.operator.pidFile, []byte(strconv.Itoa(pid)+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 }
 
-// launchOperator starts an operator process with the script's arguments,
-// listening on listen and appending to logPath, waits until its /healthz
-// answers (which it does before it leads), and returns its pid.
-func (c *cluster) launchOperator(t *testing.T, listen, logPath string) int {
+// launchOperator starts an operator process with the script's arguments and
+// kubeconfig, listening on listen and appending to logPath, waits until its
+// /healthz answers (which it does before it leads), and returns its pid.
+func (c *cluster) launchOperator(t *testing.T, kubeconfig, listen, logPath string) int {
 	t.Helper()
 	log, err := os.OpenFile(logPath, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
@@ -94,7 +100,7 @@ func (c *cluster) launchOperator(t *testing.T, listen, logPath string) int {
 	}
 	defer log.Close()
 	fmt.Fprintf(log, "=== e2e: starting the operator\n")
-	args := append([]string{"operator", "--kubeconfig=" + c.operator.kubeconfig, "--namespace=openshift-secondary-scheduler-operator",
+	args := append([]string{"operator", "--kubeconfig=" + kubeconfig, "--namespace=openshift-secondary-scheduler-operator",
 		"--listen=" + listen, "-v=2"}, c.operator.args...)
 	cmd := exec.Command(c.operator.binary, args...)
 	cmd.Env = append(os.Environ(), "OPERATOR_IMAGE_VERSION="+c.operatorVersion)
@@ -139,4 +145,30 @@ func (c *cluster) adminMetricsClient(t *testing.T) *http.Client {
 		InsecureSkipVerify: true, //nolint:gosec // the operator's self-signed local endpoint
 		Certificates:       []tls.Certificate{cert},
 	}}}
+}
+
+// operatorKubeconfig writes a kubeconfig like the script's, with a token of
+// the operator's ServiceAccount of its own: the API server's audit log tells
+// its requests apart by the token's credential ID.
+func (c *cluster) operatorKubeconfig(t *testing.T, name string) string {
+	t.Helper()
+	config, err := clientcmd.LoadFromFile(c.operator.kubeconfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	token, err := c.admin.Kube.CoreV1().ServiceAccounts(operatorLeaseNamespace).CreateToken(context.Background(),
+		"secondary-scheduler-operator", &authenticationv1.TokenRequest{
+			Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: ptr.To[int64](3600)},
+		}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, auth := range config.AuthInfos {
+		auth.Token = token.Status.Token
+	}
+	path := filepath.Join(c.dir, name+".kubeconfig")
+	if err := clientcmd.WriteToFile(*config, path); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }

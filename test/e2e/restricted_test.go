@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -32,14 +33,22 @@ func TestOperandPodsAreRestricted(t *testing.T) {
 
 	c.setNamespaceLabel(t, render.OperandNamespace, "pod-security.kubernetes.io/enforce", "restricted")
 	// The control: a pod that is not restricted is refused in that namespace.
+	// Pod security admission reads namespace labels from its informer, so the
+	// new label takes effect a moment after the patch returns.
 	plain := &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Name: "not-restricted", Namespace: render.OperandNamespace},
 		Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "registry.k8s.io/pause:3.10"}}},
 	}
-	_, err := kube.CoreV1().Pods(render.OperandNamespace).Create(ctx, plain, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
-	if err == nil || !strings.Contains(err.Error(), "violates PodSecurity") {
-		t.Fatalf("a pod that is not restricted was not refused in %s (pod security admission is not enforcing?): %v", render.OperandNamespace, err)
-	}
+	framework.WaitForWithin(ctx, t, 30*time.Second, "pod security admission to refuse a pod that is not restricted in "+render.OperandNamespace, func() (bool, error) {
+		_, err := kube.CoreV1().Pods(render.OperandNamespace).Create(ctx, plain, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+		if err == nil {
+			return false, fmt.Errorf("the pod was admitted")
+		}
+		if !strings.Contains(err.Error(), "violates PodSecurity") {
+			return false, err
+		}
+		return true, nil
+	})
 
 	for _, name := range sortedExamples() {
 		t.Run(name, func(t *testing.T) {

@@ -133,6 +133,30 @@ func (h *harness) current() *simv1alpha1.Simulator {
 	return sim
 }
 
+// changeImage changes the Simulator's spec as its user would.
+func (h *harness) changeImage(image string) {
+	h.t.Helper()
+	sim := h.current()
+	sim.Spec.Image = image
+	sim.Generation++
+	_, err := h.sims.SimulationV1alpha1().Simulators("team-a").Update(context.Background(), sim, metav1.UpdateOptions{})
+	h.must(err)
+	h.observe()
+}
+
+// markReady plays the kubelet: the Simulator's only Pod is ready.
+func (h *harness) markReady() corev1.Pod {
+	h.t.Helper()
+	pods, err := h.kube.CoreV1().Pods("team-a").List(context.Background(), metav1.ListOptions{})
+	h.must(err)
+	pod := pods.Items[0]
+	pod.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue}}
+	_, err = h.kube.CoreV1().Pods("team-a").UpdateStatus(context.Background(), &pod, metav1.UpdateOptions{})
+	h.must(err)
+	h.observe()
+	return pod
+}
+
 func describe(actions []clienttesting.Action) string {
 	var out []string
 	for _, a := range actions {
@@ -170,12 +194,7 @@ func TestSyncLifecycle(t *testing.T) {
 	expectWrites(t, h.sync(), "")
 
 	// The kubelet reports the Pod ready: Available.
-	pods, _ := h.kube.CoreV1().Pods("team-a").List(context.Background(), metav1.ListOptions{})
-	pod := pods.Items[0]
-	pod.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue}}
-	_, err := h.kube.CoreV1().Pods("team-a").UpdateStatus(context.Background(), &pod, metav1.UpdateOptions{})
-	h.must(err)
-	h.observe()
+	h.markReady()
 	expectWrites(t, h.sync(), "update simulators/status")
 	if sim := h.current(); sim.Status.Phase != simv1alpha1.SimulatorAvailable {
 		t.Fatalf("status %+v", sim.Status)
@@ -184,18 +203,13 @@ func TestSyncLifecycle(t *testing.T) {
 	expectWrites(t, h.sync(), "")
 
 	// A spec change replaces the Pod and goes back to Creating.
-	sim = h.current()
-	sim.Spec.Image = "example.com/simulator:2"
-	sim.Generation++
-	_, err = h.sims.SimulationV1alpha1().Simulators("team-a").Update(context.Background(), sim, metav1.UpdateOptions{})
-	h.must(err)
-	h.observe()
+	h.changeImage("example.com/simulator:2")
 	expectWrites(t, h.sync(), "delete pods, create pods, update simulators/status")
 	sim = h.current()
 	if sim.Status.Phase != simv1alpha1.SimulatorCreating || sim.Status.ObservedGeneration != 2 {
 		t.Fatalf("status %+v", sim.Status)
 	}
-	pods, _ = h.kube.CoreV1().Pods("team-a").List(context.Background(), metav1.ListOptions{})
+	pods, _ := h.kube.CoreV1().Pods("team-a").List(context.Background(), metav1.ListOptions{})
 	if len(pods.Items) != 1 || pods.Items[0].Spec.Containers[0].Image != "example.com/simulator:2" {
 		t.Fatalf("pods %v", pods.Items)
 	}
@@ -327,4 +341,45 @@ func TestQueueKeys(t *testing.T) {
 	if opts.LabelSelector != SimulatorLabel {
 		t.Errorf("selector %q", opts.LabelSelector)
 	}
+}
+
+// An operator upgrade that changes only the operator's defaults keeps the
+// running Pod (a simulator's state lives in an emptyDir) and says so; the
+// Pod takes the new defaults once it is replaced, and a spec change still
+// replaces it.
+func TestSyncKeepsAPodOfEarlierDefaults(t *testing.T) {
+	h := newHarness(t, newSimulator("sim"))
+	h.sync()
+	h.observe()
+	pod := h.markReady()
+	h.sync()
+	h.observe()
+
+	upgradedFrom := DefaultEtcdImage
+	DefaultEtcdImage = "registry.k8s.io/etcd:3.5.99-0"
+	t.Cleanup(func() { DefaultEtcdImage = upgradedFrom })
+
+	expectWrites(t, h.sync(), "update simulators/status")
+	sim := h.current()
+	if sim.Status.Phase != simv1alpha1.SimulatorAvailable || !strings.Contains(*sim.Status.Message, "Pod "+pod.Name+" keeps the defaults") {
+		t.Fatalf("status %+v, message %q", sim.Status, *sim.Status.Message)
+	}
+	h.observe()
+	expectWrites(t, h.sync(), "")
+
+	// Deleted by its user: the new Pod has the new defaults.
+	h.must(h.kube.CoreV1().Pods("team-a").Delete(context.Background(), pod.Name, metav1.DeleteOptions{}))
+	h.observe()
+	expectWrites(t, h.sync(), "create pods, update simulators/status")
+	pods, _ := h.kube.CoreV1().Pods("team-a").List(context.Background(), metav1.ListOptions{})
+	if len(pods.Items) != 1 || pods.Items[0].Name == pod.Name || pods.Items[0].Spec.Containers[1].Image != DefaultEtcdImage {
+		t.Fatalf("pods after the old one was deleted: %v", pods.Items)
+	}
+
+	// A kept Pod is replaced by a spec change as any other.
+	DefaultEtcdImage = upgradedFrom
+	h.observe()
+	expectWrites(t, h.sync(), "update simulators/status")
+	h.changeImage("example.com/simulator:2")
+	expectWrites(t, h.sync(), "delete pods, create pods, update simulators/status")
 }

@@ -3,6 +3,7 @@ package simulatorcontroller
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"time"
 
@@ -25,16 +26,26 @@ import (
 // an earlier spec (or of an earlier Simulator of the same name, or one that
 // failed for good) and creates the required Pod when missing and mayCreate. It returns the
 // current Pod (nil when none) and what it says about the simulator.
+//
+// A running Pod rendered from the same spec as the required one, which differs
+// only by the defaults of the operator version that made it, is kept: an
+// operator upgrade does not wipe the simulators' state (an emptyDir). It takes
+// the new defaults when it is next replaced.
 func (c *simulatorController) managePods(ctx context.Context, recorder events.Recorder, sim *simv1alpha1.Simulator, required *corev1.Pod, mayCreate bool) (*corev1.Pod, observation, error) {
-	var current *corev1.Pod
+	var current, earlierDefaults *corev1.Pod
 	var errs []error
 	var backoff time.Duration
 	key, now := sim.Namespace+"/"+sim.Name, c.clock.Now()
-	for _, pod := range c.podsOf(sim, required.Name) {
+	pods := c.podsOf(sim, required.Name)
+	requiredRuns := slices.ContainsFunc(pods, func(pod *corev1.Pod) bool { return pod.Name == required.Name })
+	for _, pod := range pods {
 		ours, stale := controlledBy(pod, sim)
 		switch {
 		case pod.Name == required.Name && ours && !finished(pod):
 			current = pod
+		case !requiredRuns && earlierDefaults == nil && ours && pod.DeletionTimestamp == nil && !finished(pod) &&
+			pod.Annotations[SimulatorSpecHashAnnotation] == required.Annotations[SimulatorSpecHashAnnotation]:
+			current, earlierDefaults = pod, pod
 		case pod.Name == required.Name && ours && pod.DeletionTimestamp == nil:
 			// It ended: replaced after a back-off, reported meanwhile.
 			current = pod
@@ -68,6 +79,9 @@ func (c *simulatorController) managePods(ctx context.Context, recorder events.Re
 	}
 	if current != nil {
 		obs := observePod(current)
+		if earlierDefaults != nil {
+			obs.note = fmt.Sprintf("; Pod %s keeps the defaults of the operator version that created it: delete it to restart the simulator with this version's (its state is lost)", current.Name)
+		}
 		if backoff > 0 {
 			obs.message += fmt.Sprintf(" in %s (back-off: a simulator that keeps ending is replaced ever more slowly, up to every %s)",
 				backoff.Round(time.Second), maxReplaceBackoff)

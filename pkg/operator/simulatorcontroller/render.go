@@ -26,13 +26,14 @@ const (
 	// rendered into it: a Pod whose hash differs from the Simulator's current one
 	// is replaced.
 	SpecHashAnnotation = "simulation.kube-scheduler-simulator.x-k8s.io/spec-hash"
+	// SimulatorSpecHashAnnotation on the Pod is the hash of the Simulator spec it
+	// was rendered from, as the user wrote it: a Pod whose SpecHashAnnotation
+	// differs only because the operator's own defaults changed (an upgrade) keeps
+	// running, since a simulator's state lives in an emptyDir.
+	SimulatorSpecHashAnnotation = "simulation.kube-scheduler-simulator.x-k8s.io/simulator-spec-hash"
 	// defaultContainerAnnotation makes `oc logs`/`oc exec` pick the simulator.
 	defaultContainerAnnotation = "kubectl.kubernetes.io/default-container"
 
-	// DefaultEtcdImage runs the "etcd" container when etcdURL is empty: the etcd
-	// 3.5 line the v0.1.x simulators were built against (their kube-apiserver is
-	// an etcd 3.5 client), at its latest patch release on registry.k8s.io.
-	DefaultEtcdImage = "registry.k8s.io/etcd:3.5.21-0"
 	// EmbeddedEtcdURL is where the "simulator" container finds the "etcd" container.
 	EmbeddedEtcdURL = "http://127.0.0.1:2379"
 	// DefaultCORSAllowedOrigin is given as CORS_ALLOWED_ORIGIN_LIST when the spec
@@ -51,6 +52,12 @@ const (
 	etcdPeerPort    = 2380
 	podNameHashSize = 10
 )
+
+// DefaultEtcdImage runs the "etcd" container when etcdURL is empty: the etcd
+// 3.5 line the v0.1.x simulators were built against (their kube-apiserver is an
+// etcd 3.5 client), at its latest patch release on registry.k8s.io. A variable,
+// so that a build can change it (-ldflags -X), as the upgrade test does.
+var DefaultEtcdImage = "registry.k8s.io/etcd:3.5.21-0"
 
 // Environment variables of the KEP-159 contract.
 const (
@@ -90,8 +97,13 @@ func Render(sim *simv1alpha1.Simulator) (*Rendered, error) {
 	if err != nil {
 		return nil, err
 	}
+	specHash, err := simulatorSpecHash(&sim.Spec)
+	if err != nil {
+		return nil, err
+	}
 	pod.Name = fmt.Sprintf("%s-%s", sim.Name, hash[:podNameHashSize])
 	pod.Annotations[SpecHashAnnotation] = hash
+	pod.Annotations[SimulatorSpecHashAnnotation] = specHash
 
 	svc := renderService(sim, spec)
 	return &Rendered{
@@ -297,14 +309,26 @@ func etcdContainer() corev1.Container {
 
 // podHash hashes everything the controller renders into the Pod.
 func podHash(pod *corev1.Pod) (string, error) {
-	data, err := json.Marshal(struct {
+	return hashJSON("the Pod", struct {
 		Labels      map[string]string       `json:"labels"`
 		Annotations map[string]string       `json:"annotations"`
 		Owners      []metav1.OwnerReference `json:"owners"`
 		Spec        corev1.PodSpec          `json:"spec"`
 	}{pod.Labels, pod.Annotations, pod.OwnerReferences, pod.Spec})
+}
+
+// simulatorSpecHash hashes the spec fields that shape the Pod, as the user
+// wrote them (no defaults): ingressFrom only shapes the NetworkPolicy.
+func simulatorSpecHash(spec *simv1alpha1.SimulatorSpec) (string, error) {
+	podShaping := spec.DeepCopy()
+	podShaping.IngressFrom = nil
+	return hashJSON("the Simulator spec", podShaping)
+}
+
+func hashJSON(what string, v any) (string, error) {
+	data, err := json.Marshal(v)
 	if err != nil {
-		return "", fmt.Errorf("hashing the Pod: %w", err)
+		return "", fmt.Errorf("hashing %s: %w", what, err)
 	}
 	sum := sha256.Sum256(data)
 	return hex.EncodeToString(sum[:8]), nil

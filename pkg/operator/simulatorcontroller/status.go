@@ -43,6 +43,8 @@ type observation struct {
 	degraded bool
 	// requeueAfter asks for another sync then (a back-off ends).
 	requeueAfter time.Duration
+	// note ends the message, whatever the phase makes of it.
+	note string
 }
 
 // invalidSpec is the observation for a spec Render refused.
@@ -100,6 +102,7 @@ func desiredStatus(sim *simv1alpha1.Simulator, obs observation, url string, now 
 	if obs.phase == simv1alpha1.SimulatorAvailable && status.KubeAPIServerURL != "" {
 		obs.message = "the simulator is ready: its kube-apiserver is at " + status.KubeAPIServerURL
 	}
+	obs.message += obs.note
 	status.Phase = obs.phase
 	status.Message = &obs.message
 	status.ObservedGeneration = sim.Generation

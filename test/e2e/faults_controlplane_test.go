@@ -1,0 +1,265 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	operatorv1 "github.com/openshift/api/operator/v1"
+
+	secondaryschedulerv1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1"
+	"github.com/openshift/secondary-scheduler-operator/test/framework"
+)
+
+// Faults of the control plane itself: kube-apiserver and etcd killed and
+// started again with the arguments hack/controlplane/start.sh gave them.
+
+// component is a process of the local control plane, as its pids file
+// records it.
+type component struct {
+	name string
+	pid  int
+	args []string
+}
+
+func (c *cluster) component(t *testing.T, name string) component {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(c.controlPlaneDir, "pids"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		fields := strings.Fields(line)
+		if len(fields) != 2 || fields[0] != name {
+			continue
+		}
+		pid, err := strconv.Atoi(fields[1])
+		if err != nil {
+			t.Fatalf("pids: %q: %v", line, err)
+		}
+		cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+		if err != nil {
+			t.Fatalf("%s (pid %d) does not run: %v", name, pid, err)
+		}
+		return component{name: name, pid: pid, args: strings.Split(strings.TrimRight(string(cmdline), "\x00"), "\x00")}
+	}
+	t.Fatalf("no %s in %s/pids", name, c.controlPlaneDir)
+	return component{}
+}
+
+// restartComponent SIGKILLs a control-plane process, runs whileDown, and
+// starts it again with the same arguments and log, recording the new pid for
+// stop.sh. It returns when the process was killed.
+func (c *cluster) restartComponent(t *testing.T, name string, whileDown func()) time.Time {
+	t.Helper()
+	comp := c.component(t, name)
+	killProcess(t, comp.pid)
+	killed := time.Now()
+	if whileDown != nil {
+		whileDown()
+	}
+	log, err := os.OpenFile(filepath.Join(c.controlPlaneDir, "logs", name+".log"), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer log.Close()
+	fmt.Fprintf(log, "=== e2e: %s killed and started again\n", name)
+	cmd := exec.Command(comp.args[0], comp.args[1:]...)
+	cmd.Stdout, cmd.Stderr = log, log
+	// As start.sh runs it: its own session, stopped by stop.sh through pids.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { _ = cmd.Wait() }()
+	pids := filepath.Join(c.controlPlaneDir, "pids")
+	data, err := os.ReadFile(pids)
+	if err != nil {
+		t.Fatal(err)
+	}
+	updated := strings.Replace(string(data), fmt.Sprintf("%s %d\n", name, comp.pid), fmt.Sprintf("%s %d\n", name, cmd.Process.Pid), 1)
+	if err := os.WriteFile(pids, []byte(updated), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return killed
+}
+
+// waitAPIServerReady waits until /readyz of kube-apiserver says ok (etcd
+// included) and returns when.
+func (c *cluster) waitAPIServerReady(t *testing.T) time.Time {
+	t.Helper()
+	framework.WaitForWithin(context.Background(), t, 2*time.Minute, "kube-apiserver /readyz", func() (bool, error) {
+		_, err := c.admin.Kube.Discovery().RESTClient().Get().AbsPath("/readyz").DoRaw(context.Background())
+		return err == nil, err
+	})
+	return time.Now()
+}
+
+// etcdGateway posts to etcd's JSON gateway (its client URL, /v3/...).
+func (c *cluster) etcdGateway(t *testing.T, path string, request, response any) {
+	t.Helper()
+	var url string
+	for _, arg := range c.component(t, "etcd").args {
+		if v, ok := strings.CutPrefix(arg, "--advertise-client-urls="); ok {
+			url = v
+		}
+	}
+	if url == "" {
+		t.Fatal("etcd's command line names no --advertise-client-urls")
+	}
+	body, _ := json.Marshal(request)
+	resp, err := http.Post(url+path, "application/json", bytes.NewReader(body))
+	if err != nil {
+		t.Fatalf("etcd %s: %v", path, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("etcd %s: %s", path, resp.Status)
+	}
+	if err := json.NewDecoder(resp.Body).Decode(response); err != nil {
+		t.Fatalf("etcd %s: %v", path, err)
+	}
+}
+
+// compactEtcd writes a key outside the API server's prefix (a new revision
+// that no watch has seen) and compacts etcd up to it: a watch that resumes
+// from before is then answered 410 Gone.
+func (c *cluster) compactEtcd(t *testing.T) int64 {
+	t.Helper()
+	b64 := func(s string) string { return base64.StdEncoding.EncodeToString([]byte(s)) }
+	var put struct {
+		Header struct {
+			Revision string `json:"revision"`
+		} `json:"header"`
+	}
+	c.etcdGateway(t, "/v3/kv/put", map[string]string{"key": b64("/e2e-fault/compaction"), "value": b64(time.Now().String())}, &put)
+	revision, err := strconv.ParseInt(put.Header.Revision, 10, 64)
+	if err != nil {
+		t.Fatalf("etcd put: revision %q: %v", put.Header.Revision, err)
+	}
+	var compacted map[string]any
+	c.etcdGateway(t, "/v3/kv/compaction", map[string]any{"revision": strconv.FormatInt(revision, 10), "physical": true}, &compacted)
+	return revision
+}
+
+// controlPlaneFault is one kill of a control-plane component in the middle of
+// a rollout, measured.
+type controlPlaneFault struct {
+	// outage runs from the kill to /readyz of kube-apiserver saying ok again.
+	outage time.Duration
+	// converged runs from /readyz ok to the change made before the kill
+	// being rolled out; next from /readyz ok to a change made after it being
+	// rolled out.
+	converged, next time.Duration
+	// relisted counts the operator's requests, after /readyz ok, that
+	// filled an informer anew (a list, or a watch with its initial events).
+	relisted int
+	// requests counts all the operator's requests in that time.
+	requests int
+	// operatorExited: the operator lost its lease during the outage and
+	// exited, as library-go's leader election does; it was started again, as
+	// its kubelet would.
+	operatorExited bool
+}
+
+// killComponentDuringRollout makes a spec change, kills name within 1 s of
+// it, runs whileDown, starts name again, and measures the way back.
+func (c *cluster) killComponentDuringRollout(t *testing.T, name string, level operatorv1.LogLevel, whileDown func()) controlPlaneFault {
+	t.Helper()
+	var f controlPlaneFault
+	c.updateSpec(t, func(s *secondaryschedulerv1.SecondarySchedulerSpec) { s.LogLevel = level })
+	time.Sleep(time.Duration(rand.Int64N(int64(time.Second))))
+	killed := c.restartComponent(t, name, whileDown)
+	ready := c.waitAPIServerReady(t)
+	f.outage = ready.Sub(killed)
+	c.waitReconciled(t)
+	f.converged = time.Since(ready)
+	if !c.operatorAlive(t) {
+		f.operatorExited = true
+		t.Logf("the operator exited during the %s outage of %s (its lease ran out); starting it again", name, f.outage.Round(time.Millisecond))
+		c.startOperator(t)
+	}
+	other := operatorv1.Normal
+	if level == operatorv1.Normal {
+		other = operatorv1.Debug
+	}
+	c.updateSpec(t, func(s *secondaryschedulerv1.SecondarySchedulerSpec) { s.LogLevel = other })
+	c.waitReconciled(t)
+	f.next = time.Since(ready)
+	events := c.operatorRequests(t, ready)
+	f.requests = len(events)
+	for _, ev := range events {
+		if isInitialList(ev) {
+			f.relisted++
+		}
+	}
+	t.Logf("%s killed: outage %s; rollout done %s after /readyz, next change %s after; the operator sent %d requests since, %d of them refilling an informer: %s",
+		name, f.outage.Round(time.Millisecond), f.converged.Round(time.Millisecond), f.next.Round(time.Millisecond),
+		f.requests, f.relisted, requestsByKind(events))
+	return f
+}
+
+// testControlPlaneFault kills name in the middle of a rollout, FAULTS_REPEAT
+// times, and checks that everything converges with nothing lost.
+func (c *cluster) testControlPlaneFault(t *testing.T, name string, whileDown func()) []controlPlaneFault {
+	t.Helper()
+	ctx := context.Background()
+	owned, user := c.faultBaseline(ctx, t)
+	times := &faultTimes{scenario: name + " killed during a rollout (time from /readyz ok)"}
+	next := &faultTimes{scenario: name + " killed during a rollout, the next change (time from /readyz ok)"}
+	var faults []controlPlaneFault
+	levels := []operatorv1.LogLevel{operatorv1.Debug, operatorv1.Normal}
+	for i := range faultRepeat(t) {
+		f := c.killComponentDuringRollout(t, name, levels[i%2], whileDown)
+		times.add(f.converged)
+		next.add(f.next)
+		faults = append(faults, f)
+		c.checkOwned(ctx, t, owned)
+		c.checkOneSchedulerPod(ctx, t)
+		c.userConfigIntact(ctx, t, user)
+		// Not a hot loop: a restart costs a relist of each informer and the
+		// rollout's writes, not a stream of retries.
+		if f.requests > 300 {
+			t.Errorf("the operator sent %d requests after the %s restart", f.requests, name)
+		}
+	}
+	times.report(t)
+	next.report(t)
+	return faults
+}
+
+// TestFaultAPIServerRestart: kube-apiserver is SIGKILLed in the middle of a
+// rollout; while it is down, etcd is compacted past every revision the
+// operator's watches have seen, so that every watch it resumes is answered
+// 410 Gone. Once kube-apiserver is back, the rollout completes, the next
+// change is reconciled, and the operator refills its informers rather than
+// loop.
+func TestFaultAPIServerRestart(t *testing.T) {
+	c := needCluster(t)
+	faults := c.testControlPlaneFault(t, "kube-apiserver", func() { c.compactEtcd(t) })
+	for _, f := range faults {
+		if f.relisted == 0 {
+			t.Errorf("after a restart past a compaction the operator refilled no informer: its watches were not answered 410 Gone, or it did not recover from it")
+		}
+	}
+}
+
+// TestFaultEtcdRestart: etcd is SIGKILLed in the middle of a rollout and
+// started again on its data; kube-apiserver stays up and fails requests
+// meanwhile.
+func TestFaultEtcdRestart(t *testing.T) {
+	c := needCluster(t)
+	c.testControlPlaneFault(t, "etcd", nil)
+}

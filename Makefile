@@ -9,7 +9,7 @@ VERSION_PKG := github.com/openshift/secondary-scheduler-operator/pkg/version
 LDFLAGS := -X $(VERSION_PKG).versionFromGit=$(GIT_VERSION) -X $(VERSION_PKG).commitFromGit=$(GIT_COMMIT) \
 	-X $(VERSION_PKG).buildDate=$(shell date -u +%Y-%m-%dT%H:%M:%SZ)
 
-.PHONY: all build test test-unit test-rules test-configdiff test-integration test-e2e test-faults verify update update-codegen vendor controlplane clean
+.PHONY: all build test test-unit test-rules test-configdiff test-integration test-e2e test-faults bench verify update update-codegen vendor controlplane clean
 
 all: build
 
@@ -27,7 +27,7 @@ test:
 	$(MAKE) test-faults
 
 test-unit:
-	go test ./cmd/... ./pkg/... ./test/manifests/...
+	go test ./cmd/... ./pkg/... ./test/manifests/... ./test/bench/benchreport/...
 
 # The alerts of the PrometheusRule in manifests/optional, by a real promtool
 # (built from hack/tools/promtool), on the synthetic series in test/rules/testdata.
@@ -60,6 +60,11 @@ test-e2e: controlplane build
 # edits of what it owns. FAULTS_REPEAT (default 3) repeats each kill.
 test-faults: controlplane build
 	hack/test-e2e.sh --faults $(E2E_FLAGS)
+
+# Every figure of docs/benchmarks.md measured again and the report rewritten
+# (about an hour; hack/bench.sh names the sizes it takes from the environment).
+bench: controlplane build
+	hack/bench.sh
 
 # The README's main command: builds, starts everything in _output/local, runs an
 # example SecondaryScheduler and schedules demo pods through it.

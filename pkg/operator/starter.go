@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"time"
 
+	configv1 "github.com/openshift/api/config/v1"
 	configclient "github.com/openshift/client-go/config/clientset/versioned"
 	configinformers "github.com/openshift/client-go/config/informers/externalversions"
+	configv1informers "github.com/openshift/client-go/config/informers/externalversions/config/v1"
 	"github.com/openshift/library-go/pkg/controller/controllercmd"
 	"github.com/openshift/library-go/pkg/controller/factory"
 	"github.com/openshift/library-go/pkg/operator/loglevel"
@@ -20,6 +22,7 @@ import (
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/cache"
 
 	"github.com/openshift/secondary-scheduler-operator/pkg/generated/clientset/versioned"
 	"github.com/openshift/secondary-scheduler-operator/pkg/generated/informers/externalversions"
@@ -30,6 +33,7 @@ import (
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/simulatorcontroller"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/staticresources"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/targetconfigcontroller"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/trim"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/unservedpodscontroller"
 )
 
@@ -47,9 +51,8 @@ const (
 var UnservedPodGrace = unservedpodscontroller.DefaultGrace
 
 func RunOperator(ctx context.Context, cc *controllercmd.ControllerContext) error {
-	// client-go's default of 5 requests/s would take minutes to roll out many Simulators.
-	kubeConfig := withRateLimits(cc.ProtoKubeConfig)
-	crConfig := withRateLimits(cc.KubeConfig)
+	kubeConfig := clientConfig(cc.ProtoKubeConfig)
+	crConfig := clientConfig(cc.KubeConfig)
 
 	kubeClient, err := kubernetes.NewForConfig(kubeConfig)
 	if err != nil {
@@ -61,13 +64,15 @@ func RunOperator(ctx context.Context, cc *controllercmd.ControllerContext) error
 	}
 	kubeInformers := operatorclient.NewKubeInformers(kubeClient)
 	cachedKubeClient := operatorclient.NewCachedKubeClient(kubeClient, kubeInformers)
-	crInformers := externalversions.NewSharedInformerFactory(crClient, resync)
+	crInformers := externalversions.NewSharedInformerFactoryWithOptions(crClient, resync, externalversions.WithTransform(trim.Objects))
 	// The one informer of the SecondaryScheduler, and the one writer of its
 	// status: every controller, library-go's included, goes through it.
 	operatorClient := operatorclient.New(cc.Clock, crClient.OperatorV1(), crInformers.Operator().V1().SecondarySchedulers())
-	simulatorObjects := informers.NewSharedInformerFactoryWithOptions(kubeClient, resync, simulatorcontroller.InformerOption())
+	simulatorObjects := informers.NewSharedInformerFactoryWithOptions(kubeClient, resync, simulatorcontroller.InformerOption(),
+		informers.WithTransform(trim.SimulatorObjects))
 	// Only pending, unbound pods of schedulers other than the default one.
-	waitingPods := informers.NewSharedInformerFactoryWithOptions(kubeClient, resync, informers.WithTweakListOptions(unservedpodscontroller.PodListOptions))
+	waitingPods := informers.NewSharedInformerFactoryWithOptions(kubeClient, resync, informers.WithTweakListOptions(unservedpodscontroller.PodListOptions),
+		informers.WithTransform(trim.PendingPods))
 	grantableRole := operatorclient.NewNamedClusterRoleInformers(kubeClient, targetconfigcontroller.GrantableClusterRole)
 
 	openShift, err := operatorclient.HasOpenShiftConfigAPI(kubeClient.Discovery())
@@ -137,7 +142,11 @@ func newOpenShiftControllers(ctx context.Context, cc *controllercmd.ControllerCo
 	if err == nil {
 		seedVersions(co, versions)
 	}
-	configInformers := configinformers.NewSharedInformerFactory(configClient, resync)
+	configInformers := configinformers.NewSharedInformerFactoryWithOptions(configClient, resync, configinformers.WithTransform(trim.Objects))
+	// The status controller reads the operator's own ClusterOperator alone.
+	configInformers.InformerFor(&configv1.ClusterOperator{}, func(client configclient.Interface, resync time.Duration) cache.SharedIndexInformer {
+		return configv1informers.NewFilteredClusterOperatorInformer(client, resync, cache.Indexers{}, operatorclient.Named(operatorclient.ClusterOperatorName))
+	})
 	return configInformers, []factory.Controller{
 		configobservercontroller.NewConfigObserver(operatorClient, configInformers, cc.EventRecorder),
 		status.NewClusterOperatorStatusController(operatorclient.ClusterOperatorName, operatorclient.RelatedObjects(),
@@ -146,9 +155,13 @@ func newOpenShiftControllers(ctx context.Context, cc *controllercmd.ControllerCo
 	}, nil
 }
 
-func withRateLimits(config *rest.Config) *rest.Config {
+func clientConfig(config *rest.Config) *rest.Config {
 	c := rest.CopyConfig(config)
+	// client-go's default of 5 requests/s would take minutes to roll out many Simulators.
 	c.QPS = simulatorcontroller.ClientQPS
 	c.Burst = simulatorcontroller.ClientBurst
+	// Every open watch would hold a gzip reader (some 40 KiB) as long as it
+	// runs, for traffic that stays in the cluster.
+	c.DisableCompression = true
 	return c
 }

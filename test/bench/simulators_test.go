@@ -15,6 +15,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
@@ -42,13 +43,26 @@ func TestMain(m *testing.M) {
 // Simulators are Available, and the controller's API requests per Simulator:
 //
 //	KUBEBUILDER_ASSETS=$PWD/_output/controlplane/bin go test ./test/bench/ -run '^$' -bench BenchmarkSimulators -benchtime 1x -timeout 30m
+//
+// SIMULATOR_BENCH_N is a comma-separated list of counts (default 500), each a
+// sub-benchmark simulators=N.
 func BenchmarkSimulators(b *testing.B) {
-	n := envInt(b, "SIMULATOR_BENCH_N", 500)
+	counts, err := simulatorCounts(os.Getenv("SIMULATOR_BENCH_N"))
+	if err != nil {
+		b.Fatalf("SIMULATOR_BENCH_N: %v", err)
+	}
+	if len(counts) == 0 {
+		counts = []int{500}
+	}
 	workers := envInt(b, "SIMULATOR_BENCH_WORKERS", simulatorcontroller.DefaultWorkers)
 	qps := envInt(b, "SIMULATOR_BENCH_QPS", simulatorcontroller.ClientQPS)
 	env := framework.Shared(b)
-	for i := 0; i < b.N; i++ {
-		benchOnce(b, env, n, workers, qps)
+	for _, n := range counts {
+		b.Run(fmt.Sprintf("simulators=%d", n), func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				benchOnce(b, env, n, workers, qps)
+			}
+		})
 	}
 }
 
@@ -180,6 +194,8 @@ func benchOnce(b *testing.B, env *framework.Env, n, workers, qps int) {
 	availableAt := time.Since(start)
 	b.StopTimer()
 
+	change := timeOneChange(ctx, b, admin, ns, "sim-0000")
+
 	counts := counter.Counts()
 	total := 0
 	for _, c := range counts {
@@ -194,10 +210,53 @@ func benchOnce(b *testing.B, env *framework.Env, n, workers, qps int) {
 	b.ReportMetric(podsAt.Seconds(), "s-all-pods")
 	b.ReportMetric(availableAt.Seconds(), "s-all-available")
 	b.ReportMetric(perSim, "requests/simulator")
+	b.ReportMetric(float64(change.Microseconds())/1000, "ms-one-change")
 	b.Logf("N=%d workers=%d client QPS/burst=%d/%d: %d Simulators created in %s; all Pods exist after %s; all Available after %s",
 		n, workers, qps, 2*qps, n, created.Round(time.Millisecond),
 		podsAt.Round(time.Millisecond), availableAt.Round(time.Millisecond))
 	b.Logf("controller requests until all Available: %d (%.2f per Simulator), by verb %v; %d events (%.2f per Simulator; in-memory recorder, not sent)",
 		total, perSim, counts, events, float64(events)/float64(n))
 	b.Logf("controller requests in the 3 s after: %v", idle)
+}
+
+// timeOneChange changes one Simulator's image while all the others exist, and
+// times until its new Pod is created, seen through a watch opened before the
+// change.
+func timeOneChange(ctx context.Context, b *testing.B, admin *framework.Clients, ns, name string) time.Duration {
+	b.Helper()
+	pods := admin.Kube.CoreV1().Pods(ns)
+	selector := simulatorcontroller.SimulatorLabel + "=" + name
+	list, err := pods.List(ctx, metav1.ListOptions{LabelSelector: selector})
+	if err != nil {
+		b.Fatal(err)
+	}
+	w, err := pods.Watch(ctx, metav1.ListOptions{LabelSelector: selector, ResourceVersion: list.ResourceVersion})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer w.Stop()
+	const image = "example.com/simulator:changed"
+	sim, err := admin.Operator.SimulationV1alpha1().Simulators(ns).Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	sim.Spec.Image = image
+	start := time.Now()
+	if _, err := admin.Operator.SimulationV1alpha1().Simulators(ns).Update(ctx, sim, metav1.UpdateOptions{}); err != nil {
+		b.Fatal(err)
+	}
+	timeout := time.After(time.Minute)
+	for {
+		select {
+		case e, ok := <-w.ResultChan():
+			if !ok {
+				b.Fatal("the watch of the changed Simulator's Pods ended")
+			}
+			if pod, isPod := e.Object.(*corev1.Pod); isPod && e.Type == watch.Added && pod.Spec.Containers[0].Image == image {
+				return time.Since(start)
+			}
+		case <-timeout:
+			b.Fatalf("no new Pod for %s a minute after its change", name)
+		}
+	}
 }

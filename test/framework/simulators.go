@@ -6,20 +6,23 @@ import (
 	"time"
 
 	"github.com/openshift/library-go/pkg/operator/events"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/clock"
 
+	simv1alpha1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/simulation/v1alpha1"
 	"github.com/openshift/secondary-scheduler-operator/pkg/generated/clientset/versioned"
 	siminformers "github.com/openshift/secondary-scheduler-operator/pkg/generated/informers/externalversions"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/simulatorcontroller"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/trim"
 )
 
 // RunSimulatorController runs the simulator controller alone until the test ends,
 // with clients from cfg at qps (burst 2*qps), its requests counted and its
-// informers limited to namespace ("" for all). It returns the request counter
-// and the recorder of its events.
+// informers limited to namespace ("" for all) and trimmed as the operator's
+// are. It returns the request counter and the recorder of its events.
 func RunSimulatorController(t testing.TB, cfg *rest.Config, namespace string, workers, qps int) (*RequestCounter, events.InMemoryRecorder) {
 	t.Helper()
 	counted, counter := CountRequests(cfg)
@@ -27,8 +30,9 @@ func RunSimulatorController(t testing.TB, cfg *rest.Config, namespace string, wo
 	kube := kubernetes.NewForConfigOrDie(counted)
 	sims := versioned.NewForConfigOrDie(counted)
 	kubeInformers := informers.NewSharedInformerFactoryWithOptions(kube, 10*time.Minute,
-		simulatorcontroller.InformerOption(), informers.WithNamespace(namespace))
-	simInformers := siminformers.NewSharedInformerFactoryWithOptions(sims, 10*time.Minute, siminformers.WithNamespace(namespace))
+		simulatorcontroller.InformerOption(), informers.WithNamespace(namespace), informers.WithTransform(trim.SimulatorObjects))
+	simInformers := siminformers.NewSharedInformerFactoryWithOptions(sims, 10*time.Minute, siminformers.WithNamespace(namespace),
+		siminformers.WithTransform(trim.Objects))
 	recorder := events.NewInMemoryRecorder("simulator-controller-test", clock.RealClock{})
 	ctrl := simulatorcontroller.NewSimulatorController(kube, sims, simulatorcontroller.Informers{
 		Simulators:      simInformers.Simulation().V1alpha1().Simulators(),
@@ -44,4 +48,19 @@ func RunSimulatorController(t testing.TB, cfg *rest.Config, namespace string, wo
 		simInformers.Shutdown()
 	})
 	return counter, recorder
+}
+
+// SimulatorsInPhase counts the Simulators of namespace that are in phase.
+func SimulatorsInPhase(ctx context.Context, client versioned.Interface, namespace string, phase simv1alpha1.SimulatorPhase) (int, error) {
+	list, err := client.SimulationV1alpha1().Simulators(namespace).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, s := range list.Items {
+		if s.Status.Phase == phase {
+			n++
+		}
+	}
+	return n, nil
 }

@@ -5,15 +5,19 @@ import (
 	"time"
 
 	"github.com/openshift/library-go/pkg/operator/v1helpers"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/client-go/informers"
+	corev1informers "k8s.io/client-go/informers/core/v1"
 	"k8s.io/client-go/kubernetes"
 	corev1listers "k8s.io/client-go/listers/core/v1"
+	"k8s.io/client-go/tools/cache"
 
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/trim"
 )
 
 const (
@@ -31,10 +35,25 @@ func NewKubeInformers(kubeClient kubernetes.Interface) v1helpers.KubeInformersFo
 	ownedOnly := informers.WithTweakListOptions(func(o *metav1.ListOptions) {
 		o.LabelSelector = labels.SelectorFromSet(labels.Set{render.ManagedByLabel: render.ManagedByValue}).String()
 	})
+	trimmed := informers.WithTransform(trim.Objects)
+	operand := informers.NewSharedInformerFactoryWithOptions(kubeClient, informerResync, informers.WithNamespace(OperandNamespace), trimmed)
+	// library-go's static resources controller takes the informer of the
+	// operand Namespace from this factory; namespaces being cluster-scoped, it
+	// would cache every namespace of the cluster.
+	operand.InformerFor(&corev1.Namespace{}, func(client kubernetes.Interface, resync time.Duration) cache.SharedIndexInformer {
+		return corev1informers.NewFilteredNamespaceInformer(client, resync, cache.Indexers{}, Named(OperandNamespace))
+	})
 	return scopedInformers{
-		OperandNamespace:    informers.NewSharedInformerFactoryWithOptions(kubeClient, informerResync, informers.WithNamespace(OperandNamespace)),
-		KubeSystemNamespace: informers.NewSharedInformerFactoryWithOptions(kubeClient, informerResync, informers.WithNamespace(KubeSystemNamespace), ownedOnly),
-		"":                  informers.NewSharedInformerFactoryWithOptions(kubeClient, informerResync, ownedOnly),
+		OperandNamespace:    operand,
+		KubeSystemNamespace: informers.NewSharedInformerFactoryWithOptions(kubeClient, informerResync, informers.WithNamespace(KubeSystemNamespace), ownedOnly, trimmed),
+		"":                  informers.NewSharedInformerFactoryWithOptions(kubeClient, informerResync, ownedOnly, trimmed),
+	}
+}
+
+// Named selects the one object called name.
+func Named(name string) func(*metav1.ListOptions) {
+	return func(o *metav1.ListOptions) {
+		o.FieldSelector = fields.OneTermEqualSelector("metadata.name", name).String()
 	}
 }
 
@@ -85,7 +104,5 @@ func (s scopedInformers) PodLister() corev1listers.PodLister {
 // NewKubeInformers would hide it.
 func NewNamedClusterRoleInformers(kubeClient kubernetes.Interface, name string) informers.SharedInformerFactory {
 	return informers.NewSharedInformerFactoryWithOptions(kubeClient, informerResync,
-		informers.WithTweakListOptions(func(o *metav1.ListOptions) {
-			o.FieldSelector = fields.OneTermEqualSelector("metadata.name", name).String()
-		}))
+		informers.WithTweakListOptions(Named(name)), informers.WithTransform(trim.Objects))
 }

@@ -327,10 +327,12 @@ func resolution(condition operatorv1.OperatorCondition) string {
 
 // onSecondaryScheduler records events on the SecondaryScheduler, where
 // `kubectl describe secondaryscheduler cluster` shows them. Events of a
-// cluster-scoped object live in the default namespace.
+// cluster-scoped object live in the default namespace. Not NewKubeRecorder:
+// each of its recorders starts an event broadcaster, goroutines and buffers
+// that nothing stops; this one holds nothing.
 func onSecondaryScheduler(kubeClient kubernetes.Interface) func(*secondaryschedulerv1.SecondaryScheduler) events.Recorder {
 	return func(ss *secondaryschedulerv1.SecondaryScheduler) events.Recorder {
-		return events.NewKubeRecorder(kubeClient.CoreV1().Events(metav1.NamespaceDefault), EventSource, &corev1.ObjectReference{
+		return events.NewRecorder(kubeClient.CoreV1().Events(metav1.NamespaceDefault), EventSource, &corev1.ObjectReference{
 			APIVersion: secondaryschedulerv1.SchemeGroupVersion.String(), Kind: "SecondaryScheduler",
 			Name: ss.Name, UID: ss.UID, ResourceVersion: ss.ResourceVersion,
 		}, clock.RealClock{})

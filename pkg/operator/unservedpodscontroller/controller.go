@@ -105,8 +105,10 @@ func New(operatorClient operatorclient.Interface,
 		clock:          clock.RealClock{},
 		warned:         map[types.UID]string{},
 	}
+	// Not NewKubeRecorder: each of its recorders starts an event broadcaster,
+	// goroutines and buffers that nothing stops; this one holds nothing.
 	c.recorderOn = func(pod *corev1.Pod) events.Recorder {
-		return events.NewKubeRecorder(kube.CoreV1().Events(pod.Namespace), EventSource, &corev1.ObjectReference{
+		return events.NewRecorder(kube.CoreV1().Events(pod.Namespace), EventSource, &corev1.ObjectReference{
 			APIVersion: "v1", Kind: "Pod", Namespace: pod.Namespace, Name: pod.Name, UID: pod.UID, ResourceVersion: pod.ResourceVersion,
 		}, clock.RealClock{})
 	}

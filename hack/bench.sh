@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# make bench: every figure of docs/benchmarks.md, measured again, then the
+# report written (docs/benchmarks.md and docs/benchmarks.json) by
+# test/bench/benchreport. Takes about an hour with the defaults; the raw output
+# stays in _output/bench/raw.txt.
+#
+# Sizes: SIMULATOR_BENCH_N (default "100,300,1000,2000"), and those of
+# hack/bench-stack.sh (BENCH_NODES, BENCH_PODS, BENCH_IDLE_SECONDS,
+# BENCH_WINDOW_SECONDS).
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "${root}"
+out="${root}/_output/bench"
+mkdir -p "${out}"
+raw="${out}/raw.txt"
+: > "${raw}"
+export KUBEBUILDER_ASSETS="${root}/_output/controlplane/bin"
+export SIMULATOR_BENCH_N="${SIMULATOR_BENCH_N:-100,300,1000,2000}"
+
+# run COMMAND...: runs it, echoing its output, and files it under its command.
+run() {
+  echo "# command: $*" >> "${raw}"
+  echo "bench.sh: $*" >&2
+  env "$@" 2>&1 | tee -a "${raw}"
+}
+
+run go test -mod=vendor ./pkg/operator/render/ -run '^$' -bench 'BenchmarkRenderConfigSize' -benchmem
+run go test -mod=vendor ./test/bench/ -run '^$' -bench 'BenchmarkOperatorReactions$' -benchtime 1x -timeout 30m
+run SIMULATOR_BENCH_N="${SIMULATOR_BENCH_N}" go test -mod=vendor ./test/bench/ -run '^$' -bench 'BenchmarkSimulators$' -benchtime 1x -timeout 60m
+run GODEBUG=memprofilerate=16384 go test -mod=vendor ./test/bench/ -run '^$' -bench 'BenchmarkOperatorMemory$' -benchtime 1x -timeout 30m
+run BENCH_NODES="${BENCH_NODES:-50 500}" BENCH_PODS="${BENCH_PODS:-3000 10000}" \
+  BENCH_IDLE_SECONDS="${BENCH_IDLE_SECONDS:-600}" BENCH_WINDOW_SECONDS="${BENCH_WINDOW_SECONDS:-120}" hack/bench-stack.sh
+
+machine="$(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2 / 1048576}' /proc/meminfo), $(awk -F': ' '/model name/ {print $2; exit}' /proc/cpuinfo), Linux $(uname -r), $(go env GOVERSION)"
+go run -mod=vendor ./test/bench/benchreport -in "${raw}" -md docs/benchmarks.md -json docs/benchmarks.json \
+  -commit "$(git rev-parse HEAD)$(git diff --quiet HEAD -- . ':!docs/benchmarks.*' || echo ' (with uncommitted changes)')" \
+  -date "$(date -u +%Y-%m-%dT%H:%MZ)" -machine "${machine}"
+echo "bench.sh: wrote docs/benchmarks.md and docs/benchmarks.json from ${raw}" >&2

@@ -1,0 +1,244 @@
+// Command benchreport turns the output of `make bench` (go test -bench output,
+// each run preceded by a "# command: ..." line) into docs/benchmarks.md and a
+// JSON file with the same figures.
+//
+//	benchreport -in RAW -md docs/benchmarks.md -json docs/benchmarks.json \
+//	  -commit SHA -date DATE -machine "2 cores, ..."
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"math"
+	"os"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Report is the JSON file's format.
+type Report struct {
+	Commit  string   `json:"commit"`
+	Date    string   `json:"date"`
+	Machine string   `json:"machine"`
+	Results []Result `json:"results"`
+}
+
+// Result is one benchmark (or sub-benchmark) line.
+type Result struct {
+	Name    string   `json:"name"`
+	Command string   `json:"command"`
+	Metrics []Metric `json:"metrics"`
+}
+
+// Metric is one value of a result, in its unit.
+type Metric struct {
+	Unit  string  `json:"unit"`
+	Value float64 `json:"value"`
+}
+
+// procsSuffix is the -GOMAXPROCS suffix go test appends to a benchmark's name.
+var procsSuffix = regexp.MustCompile(`-\d+$`)
+
+func parse(path string) ([]Result, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var results []Result
+	command := ""
+	scanner := bufio.NewScanner(f)
+	scanner.Buffer(make([]byte, 1<<20), 1<<20)
+	for scanner.Scan() {
+		line := scanner.Text()
+		if c, ok := strings.CutPrefix(line, "# command: "); ok {
+			command = c
+			continue
+		}
+		fields := strings.Fields(line)
+		if len(fields) < 4 || !strings.HasPrefix(fields[0], "Benchmark") || len(fields)%2 != 0 {
+			continue
+		}
+		if _, err := strconv.Atoi(fields[1]); err != nil {
+			continue
+		}
+		r := Result{Name: procsSuffix.ReplaceAllString(fields[0], ""), Command: command}
+		for i := 2; i+1 < len(fields); i += 2 {
+			v, err := strconv.ParseFloat(fields[i], 64)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %q is not a number", line, fields[i])
+			}
+			r.Metrics = append(r.Metrics, Metric{Unit: fields[i+1], Value: v})
+		}
+		results = append(results, r)
+	}
+	return results, scanner.Err()
+}
+
+// curveKey splits "BenchmarkX/key=N" into ("BenchmarkX/key", N).
+var curveKey = regexp.MustCompile(`^(.*?)([a-z-]+)=(\d+)((?:/.*)?)$`)
+
+type point struct {
+	x     float64
+	value float64
+}
+
+// curves groups sub-benchmarks that differ only by one numeric parameter, per
+// metric, with at least three points.
+func curves(results []Result) map[string][]point {
+	out := map[string][]point{}
+	for _, r := range results {
+		m := curveKey.FindStringSubmatch(r.Name)
+		if m == nil {
+			continue
+		}
+		x, _ := strconv.ParseFloat(m[3], 64)
+		for _, metric := range r.Metrics {
+			key := fmt.Sprintf("%s%s=N%s: %s", m[1], m[2], m[4], metric.Unit)
+			out[key] = append(out[key], point{x, metric.Value})
+		}
+	}
+	for k, pts := range out {
+		if len(pts) < 3 {
+			delete(out, k)
+			continue
+		}
+		sort.Slice(pts, func(i, j int) bool { return pts[i].x < pts[j].x })
+	}
+	return out
+}
+
+// shape says how a metric grows with N. A per-unit metric (a unit such as
+// "heap-B/simulator") should stay flat; a total (go test's "/op" units count
+// one run at size N) should grow linearly, which its value per unit of N shows.
+func shape(unit string, pts []point) string {
+	perUnit := strings.Contains(unit, "/") && !strings.HasSuffix(unit, "/op")
+	ratios := make([]float64, len(pts))
+	for i, p := range pts {
+		ratios[i] = p.value
+		if !perUnit {
+			ratios[i] = p.value / p.x
+		}
+	}
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, r := range ratios {
+		lo, hi = math.Min(lo, r), math.Max(hi, r)
+	}
+	spread := hi / lo
+	if lo <= 0 {
+		spread = math.Inf(1)
+	}
+	rising := ratios[len(ratios)-1] > ratios[0]
+	switch {
+	case perUnit && spread <= 1.5:
+		return fmt.Sprintf("flat (within x%.2f)", spread)
+	case perUnit && rising:
+		return fmt.Sprintf("rises with N (x%.2f)", spread)
+	case perUnit:
+		return fmt.Sprintf("falls with N (x%.2f)", spread)
+	case spread <= 1.5:
+		return fmt.Sprintf("linear (per unit of N within x%.2f)", spread)
+	case rising:
+		return fmt.Sprintf("faster than linear (per unit of N x%.2f)", spread)
+	default:
+		return fmt.Sprintf("slower than linear (per unit of N falls x%.2f)", spread)
+	}
+}
+
+func markdown(rep Report) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# Benchmarks\n\nWritten by `make bench` (hack/bench.sh), which reproduces every figure here. "+
+		"Do not edit: run it again.\n\n- commit: %s\n- date: %s\n- machine: %s\n", rep.Commit, rep.Date, rep.Machine)
+	command := "\x00"
+	for _, r := range rep.Results {
+		if r.Command != command {
+			command = r.Command
+			fmt.Fprintf(&b, "\n## `%s`\n\n```sh\n%s\n```\n\n| benchmark | figure | value |\n|---|---|---|\n", firstWords(command), command)
+		}
+		for _, m := range r.Metrics {
+			fmt.Fprintf(&b, "| %s | %s | %s |\n", r.Name, m.Unit, format(m.Value))
+		}
+	}
+	cs := curves(rep.Results)
+	if len(cs) > 0 {
+		keys := make([]string, 0, len(cs))
+		for k := range cs {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		b.WriteString("\n## How the figures grow\n\nEach curve is a figure measured at three or more sizes N. " +
+			"A total is linear when its value per unit of N stays within x1.5; a per-unit figure is flat when it stays within x1.5.\n\n" +
+			"| curve | N: value | shape |\n|---|---|---|\n")
+		for _, k := range keys {
+			pts := cs[k]
+			var values []string
+			for _, p := range pts {
+				values = append(values, fmt.Sprintf("%s: %s", format(p.x), format(p.value)))
+			}
+			unit := k[strings.LastIndex(k, ": ")+2:]
+			fmt.Fprintf(&b, "| %s | %s | %s |\n", k, strings.Join(values, ", "), shape(unit, pts))
+		}
+	}
+	return b.String()
+}
+
+func firstWords(command string) string {
+	for _, f := range strings.Fields(command) {
+		if strings.HasPrefix(f, "Benchmark") || strings.HasPrefix(f, "'Benchmark") {
+			return strings.Trim(f, "'")
+		}
+	}
+	if len(command) > 60 {
+		return command[:60] + "..."
+	}
+	return command
+}
+
+func format(v float64) string {
+	switch {
+	case v == math.Trunc(v) && math.Abs(v) < 1e15:
+		return strconv.FormatFloat(v, 'f', 0, 64)
+	case math.Abs(v) >= 100:
+		return strconv.FormatFloat(v, 'f', 1, 64)
+	default:
+		return strconv.FormatFloat(v, 'g', 3, 64)
+	}
+}
+
+func main() {
+	in := flag.String("in", "", "raw output of make bench")
+	md := flag.String("md", "", "markdown report to write")
+	js := flag.String("json", "", "JSON report to write")
+	var rep Report
+	flag.StringVar(&rep.Commit, "commit", "", "commit measured")
+	flag.StringVar(&rep.Date, "date", "", "date of the run")
+	flag.StringVar(&rep.Machine, "machine", "", "the machine")
+	flag.Parse()
+	results, err := parse(*in)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "benchreport:", err)
+		os.Exit(1)
+	}
+	if len(results) == 0 {
+		fmt.Fprintf(os.Stderr, "benchreport: no benchmark line in %s\n", *in)
+		os.Exit(1)
+	}
+	rep.Results = results
+	data, err := json.MarshalIndent(rep, "", "  ")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "benchreport:", err)
+		os.Exit(1)
+	}
+	if err := os.WriteFile(*js, append(data, '\n'), 0o644); err != nil {
+		fmt.Fprintln(os.Stderr, "benchreport:", err)
+		os.Exit(1)
+	}
+	if err := os.WriteFile(*md, []byte(markdown(rep)), 0o644); err != nil {
+		fmt.Fprintln(os.Stderr, "benchreport:", err)
+		os.Exit(1)
+	}
+}

@@ -1,0 +1,62 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestParseAndCurves(t *testing.T) {
+	raw := filepath.Join(t.TempDir(), "raw")
+	data := `# command: go test ./pkg/operator/render/ -bench BenchmarkRenderConfigSize
+goos: linux
+BenchmarkRenderConfigSize/profiles=1/sidecars=0-2   1804   704864 ns/op   285394 B/op   1985 allocs/op
+BenchmarkRenderConfigSize/profiles=10/sidecars=0-2   157   7588236 ns/op   1350024 B/op   13635 allocs/op
+BenchmarkRenderConfigSize/profiles=50/sidecars=0-2    32   37441119 ns/op   6532333 B/op   65252 allocs/op
+    some log line BenchmarkNot 1 2 x
+# command: hack/bench.sh idle
+BenchmarkIdle/pods=0-2 1 12.5 heap-MiB 900 heap-B/simulator
+`
+	if err := os.WriteFile(raw, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	results, err := parse(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(results) != 4 {
+		t.Fatalf("%d results, want 4: %+v", len(results), results)
+	}
+	if r := results[3]; r.Name != "BenchmarkIdle/pods=0" || r.Command != "hack/bench.sh idle" || r.Metrics[1] != (Metric{"heap-B/simulator", 900}) {
+		t.Fatalf("last result %+v", r)
+	}
+	md := markdown(Report{Results: results})
+	for _, want := range []string{
+		"| BenchmarkRenderConfigSize/profiles=10/sidecars=0 | ns/op | 7588236 |",
+		"| BenchmarkRenderConfigSize/profiles=N/sidecars=0: ns/op | 1: 704864, 10: 7588236, 50: 37441119 | linear",
+		"| BenchmarkRenderConfigSize/profiles=N/sidecars=0: allocs/op |",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("the report lacks %q:\n%s", want, md)
+		}
+	}
+}
+
+func TestShape(t *testing.T) {
+	for _, c := range []struct {
+		unit string
+		pts  []point
+		want string
+	}{
+		{"s", []point{{100, 1}, {1000, 10}, {2000, 21}}, "linear"},
+		{"s", []point{{100, 1}, {1000, 100}, {2000, 400}}, "faster than linear"},
+		{"s", []point{{100, 10}, {1000, 11}, {2000, 12}}, "slower than linear"},
+		{"heap-B/simulator", []point{{100, 900}, {1000, 950}, {2000, 1000}}, "flat"},
+		{"heap-B/simulator", []point{{100, 900}, {1000, 3000}, {2000, 9000}}, "rises with N"},
+	} {
+		if got := shape(c.unit, c.pts); !strings.HasPrefix(got, c.want) {
+			t.Errorf("shape(%s, %v) = %q, want %q", c.unit, c.pts, got, c.want)
+		}
+	}
+}

@@ -27,20 +27,7 @@ func TestIdleOperatorOnlyRenewsItsLease(t *testing.T) {
 	c.waitReconciled(t)
 
 	// Converged means: the last request beyond the allowed ones is 5 s old.
-	start := time.Now()
-	const quiet = 5 * time.Second
-	framework.WaitFor(context.Background(), t, fmt.Sprintf("%s without a request beyond lease renewals and watches", quiet), func() (bool, error) {
-		last := start
-		for _, ev := range c.operatorRequests(t, start) {
-			if !allowedWhileIdle(ev) && ev.RequestReceivedTimestamp.Time.After(last) {
-				last = ev.RequestReceivedTimestamp.Time
-			}
-		}
-		if since := time.Since(last); since < quiet {
-			return false, fmt.Errorf("a request %s ago", since.Round(time.Millisecond))
-		}
-		return true, nil
-	})
+	c.waitOperatorQuiet(t, time.Now(), 5*time.Second)
 
 	const window = 30 * time.Second
 	idle := time.Now()
@@ -67,4 +54,23 @@ func TestIdleOperatorOnlyRenewsItsLease(t *testing.T) {
 	if leases == 0 {
 		t.Fatalf("the audit log holds no lease renewal of the operator in %s: it does not record the operator's requests", window)
 	}
+}
+
+// waitOperatorQuiet waits until the operator's last request beyond lease
+// renewals and watches, since since, is quiet old, as the API server's audit
+// log shows.
+func (c *cluster) waitOperatorQuiet(t *testing.T, since time.Time, quiet time.Duration) {
+	t.Helper()
+	framework.WaitFor(context.Background(), t, fmt.Sprintf("%s without a request of the operator beyond lease renewals and watches", quiet), func() (bool, error) {
+		last := since
+		for _, ev := range c.operatorRequests(t, since) {
+			if !allowedWhileIdle(ev) && ev.RequestReceivedTimestamp.Time.After(last) {
+				last = ev.RequestReceivedTimestamp.Time
+			}
+		}
+		if ago := time.Since(last); ago < quiet {
+			return false, fmt.Errorf("a request %s ago", ago.Round(time.Millisecond))
+		}
+		return true, nil
+	})
 }

@@ -14,9 +14,16 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/util/retry"
+
+	operatorv1 "github.com/openshift/api/operator/v1"
+	"github.com/openshift/library-go/pkg/operator/v1helpers"
 
 	secondaryschedulerv1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1"
+	simv1alpha1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/simulation/v1alpha1"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/simulatorcontroller"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/targetconfigcontroller"
 	"github.com/openshift/secondary-scheduler-operator/test/framework"
 )
 
@@ -26,7 +33,7 @@ import (
 //
 //	KUBEBUILDER_ASSETS=$PWD/_output/controlplane/bin go test ./test/bench/ -run '^$' -bench BenchmarkOperatorReactions -benchtime 1x
 func BenchmarkOperatorReactions(b *testing.B) {
-	const samples = 100
+	samples := envInt(b, "REACTION_BENCH_SAMPLES", 100)
 	env := framework.Shared(b)
 	framework.RunOperator(b, env.OperatorConfig(b))
 	ctx := context.Background()
@@ -87,7 +94,103 @@ func BenchmarkOperatorReactions(b *testing.B) {
 				return err
 			},
 			func(e watch.Event) bool { return e.Type == watch.Modified }))
+		added := func(e watch.Event) bool { return e.Type == watch.Added }
+		report(b, "service-restored", measure(b, samples,
+			fromNow(kube.CoreV1().Services(ns).List, kube.CoreV1().Services(ns).Watch, metricsService),
+			func() error { return kube.CoreV1().Services(ns).Delete(ctx, metricsService, metav1.DeleteOptions{}) },
+			added))
+		report(b, "role-restored", measure(b, samples,
+			fromNow(kube.RbacV1().Roles(ns).List, kube.RbacV1().Roles(ns).Watch, leaderElection),
+			func() error { return kube.RbacV1().Roles(ns).Delete(ctx, leaderElection, metav1.DeleteOptions{}) },
+			added))
+		report(b, "rolebinding-restored", measure(b, samples,
+			fromNow(kube.RbacV1().RoleBindings(ns).List, kube.RbacV1().RoleBindings(ns).Watch, leaderElection),
+			func() error {
+				return kube.RbacV1().RoleBindings(ns).Delete(ctx, leaderElection, metav1.DeleteOptions{})
+			},
+			added))
+		report(b, "bad-config-to-degraded", badConfigToDegraded(b, env, samples, userConfig))
+		report(b, "simulator-change-to-pod", simulatorChangeToPod(b, env, samples))
 	}
+}
+
+// Names of static operand objects, as their assets in bindata name them.
+const metricsService, leaderElection = "secondary-scheduler-metrics", "secondary-scheduler-leader-election"
+
+// badConfigToDegraded writes a configuration kube-scheduler refuses into the
+// user's ConfigMap and times until the SecondaryScheduler says Degraded; a
+// good one is written back (and Degraded cleared) before the next sample.
+func badConfigToDegraded(b *testing.B, env *framework.Env, samples int, good func(int) *corev1.ConfigMap) []time.Duration {
+	b.Helper()
+	ctx := context.Background()
+	configMaps := env.Admin.Kube.CoreV1().ConfigMaps(render.OperandNamespace)
+	crs := env.Admin.Operator.OperatorV1().SecondarySchedulers()
+	degraded := func(want operatorv1.ConditionStatus) func(watch.Event) bool {
+		return func(e watch.Event) bool {
+			ss, ok := e.Object.(*secondaryschedulerv1.SecondaryScheduler)
+			if !ok {
+				return false
+			}
+			c := v1helpers.FindOperatorCondition(ss.Status.Conditions, targetconfigcontroller.ConditionType)
+			return c != nil && c.Status == want
+		}
+	}
+	var out []time.Duration
+	for i := range samples {
+		bad := good(i)
+		// percentageOfNodesToScore is a percentage: kube-scheduler refuses 101 and more.
+		bad.Data[render.ConfigKey] = fmt.Sprintf("apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\npercentageOfNodesToScore: %d\n", 101+i)
+		out = append(out, measure(b, 1, fromNow(crs.List, crs.Watch, "cluster"),
+			func() error { _, err := configMaps.Update(ctx, bad, metav1.UpdateOptions{}); return err },
+			degraded(operatorv1.ConditionTrue))...)
+		measure(b, 1, fromNow(crs.List, crs.Watch, "cluster"),
+			func() error { _, err := configMaps.Update(ctx, good(i), metav1.UpdateOptions{}); return err },
+			degraded(operatorv1.ConditionFalse))
+	}
+	return out
+}
+
+// simulatorChangeToPod times, for one Simulator, from a change of its image to
+// its new Pod's creation.
+func simulatorChangeToPod(b *testing.B, env *framework.Env, samples int) []time.Duration {
+	b.Helper()
+	ctx := context.Background()
+	ns := env.CreateNamespace(b, "reaction-sim")
+	sims := env.Admin.Operator.SimulationV1alpha1().Simulators(ns)
+	if _, err := sims.Create(ctx, &simv1alpha1.Simulator{ObjectMeta: metav1.ObjectMeta{Name: "sim"}}, metav1.CreateOptions{}); err != nil {
+		b.Fatal(err)
+	}
+	pods := env.Admin.Kube.CoreV1().Pods(ns)
+	selector := simulatorcontroller.SimulatorLabel + "=sim"
+	framework.WaitFor(ctx, b, "the Simulator's first Pod", func() (bool, error) {
+		list, err := pods.List(ctx, metav1.ListOptions{LabelSelector: selector})
+		return err == nil && len(list.Items) > 0, err
+	})
+	open := func() (watch.Interface, error) {
+		list, err := pods.List(ctx, metav1.ListOptions{LabelSelector: selector})
+		if err != nil {
+			return nil, err
+		}
+		return pods.Watch(ctx, metav1.ListOptions{LabelSelector: selector, ResourceVersion: list.ResourceVersion})
+	}
+	image := ""
+	return measure(b, samples, open,
+		func() error {
+			return retry.RetryOnConflict(retry.DefaultRetry, func() error {
+				sim, err := sims.Get(ctx, "sim", metav1.GetOptions{})
+				if err != nil {
+					return err
+				}
+				image = fmt.Sprintf("example.com/simulator:%d", time.Now().UnixNano())
+				sim.Spec.Image = image
+				_, err = sims.Update(ctx, sim, metav1.UpdateOptions{})
+				return err
+			})
+		},
+		func(e watch.Event) bool {
+			pod, ok := e.Object.(*corev1.Pod)
+			return ok && e.Type == watch.Added && pod.Spec.Containers[0].Image == image
+		})
 }
 
 // measure repeats act and times each until the watch shows done; it lets the

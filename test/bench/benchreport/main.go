@@ -159,8 +159,8 @@ func markdown(rep Report) string {
 			command = r.Command
 			fmt.Fprintf(&b, "\n## `%s`\n\n```sh\n%s\n```\n\n| benchmark | figure | value |\n|---|---|---|\n", firstWords(command), command)
 		}
-		for _, m := range r.Metrics {
-			fmt.Fprintf(&b, "| %s | %s | %s |\n", r.Name, m.Unit, format(m.Value))
+		for _, row := range rows(r.Metrics) {
+			fmt.Fprintf(&b, "| %s | %s | %s |\n", r.Name, row[0], row[1])
 		}
 	}
 	cs := curves(rep.Results)
@@ -184,6 +184,35 @@ func markdown(rep Report) string {
 		}
 	}
 	return b.String()
+}
+
+// quantile matches a unit such as "deployment-restored-p50-ms".
+var quantile = regexp.MustCompile(`^(.*)-(p50|p99|max)-([a-z]+)$`)
+
+// rows are a result's figures as (figure, value) rows: the p50, p99 and max of
+// one quantity share a row.
+func rows(metrics []Metric) [][2]string {
+	var out [][2]string
+	grouped := map[string]map[string]float64{}
+	for _, m := range metrics {
+		q := quantile.FindStringSubmatch(m.Unit)
+		if q == nil {
+			out = append(out, [2]string{m.Unit, format(m.Value)})
+			continue
+		}
+		key := q[1] + " (" + q[3] + ")"
+		if grouped[key] == nil {
+			grouped[key] = map[string]float64{}
+			out = append(out, [2]string{key, ""})
+		}
+		grouped[key][q[2]] = m.Value
+	}
+	for i, row := range out {
+		if g, ok := grouped[row[0]]; ok {
+			out[i][1] = fmt.Sprintf("p50 %s, p99 %s, max %s", format(g["p50"]), format(g["p99"]), format(g["max"]))
+		}
+	}
+	return out
 }
 
 func firstWords(command string) string {

@@ -17,6 +17,7 @@ BenchmarkRenderConfigSize/profiles=50/sidecars=0-2    32   37441119 ns/op   6532
     some log line BenchmarkNot 1 2 x
 # command: hack/bench.sh idle
 BenchmarkIdle/pods=0-2 1 12.5 heap-MiB 900 heap-B/simulator
+BenchmarkOperatorReactions-2 1 7596939873 ns/op 21.58 deployment-restored-max-ms 16.78 deployment-restored-p50-ms 18 deployment-restored-p99-ms
 `
 	if err := os.WriteFile(raw, []byte(data), 0o644); err != nil {
 		t.Fatal(err)
@@ -25,8 +26,8 @@ BenchmarkIdle/pods=0-2 1 12.5 heap-MiB 900 heap-B/simulator
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(results) != 4 {
-		t.Fatalf("%d results, want 4: %+v", len(results), results)
+	if len(results) != 5 {
+		t.Fatalf("%d results, want 5: %+v", len(results), results)
 	}
 	if r := results[3]; r.Name != "BenchmarkIdle/pods=0" || r.Command != "hack/bench.sh idle" || r.Metrics[1] != (Metric{"heap-B/simulator", 900}) {
 		t.Fatalf("last result %+v", r)
@@ -36,6 +37,7 @@ BenchmarkIdle/pods=0-2 1 12.5 heap-MiB 900 heap-B/simulator
 		"| BenchmarkRenderConfigSize/profiles=10/sidecars=0 | ns/op | 7588236 |",
 		"| BenchmarkRenderConfigSize/profiles=N/sidecars=0: ns/op | 1: 704864, 10: 7588236, 50: 37441119 | linear",
 		"| BenchmarkRenderConfigSize/profiles=N/sidecars=0: allocs/op |",
+		"| BenchmarkOperatorReactions | deployment-restored (ms) | p50 16.8, p99 18, max 21.6 |",
 	} {
 		if !strings.Contains(md, want) {
 			t.Errorf("the report lacks %q:\n%s", want, md)

@@ -173,6 +173,20 @@ func (o *operatorUnderTest) settled(t *testing.T) (*appsv1.Deployment, *corev1.C
 	return d, cm
 }
 
+// waitNoWrites waits until the operator has sent no write for a whole window
+// (counted by its client), each window starting once the last one ended.
+func (o *operatorUnderTest) waitNoWrites(t *testing.T, window time.Duration) {
+	t.Helper()
+	framework.WaitFor(context.Background(), t, fmt.Sprintf("the operator to send no write for %s", window), func() (bool, error) {
+		o.requests.Reset()
+		time.Sleep(window)
+		if n := o.requests.Writes(); n != 0 {
+			return false, fmt.Errorf("%d writes: %v", n, o.requests.WriteRequests())
+		}
+		return true, nil
+	})
+}
+
 func (o *operatorUnderTest) condition(t *testing.T, conditionType string) *operatorv1.OperatorCondition {
 	t.Helper()
 	ss, err := o.get(context.Background())

@@ -220,11 +220,7 @@ func TestRolloutsFollowInputsAndNothingElse(t *testing.T) {
 	})
 
 	t.Run("a converged operator sends no request", func(t *testing.T) {
-		framework.WaitFor(ctx, t, "the operator to converge", func() (bool, error) {
-			o.requests.Reset()
-			time.Sleep(3 * time.Second)
-			return o.requests.Writes() == 0, nil
-		})
+		o.waitNoWrites(t, 3*time.Second)
 		o.requests.Reset()
 		time.Sleep(30 * time.Second)
 		// Reads too: every Get of what it applies comes from its caches. A watch
@@ -349,7 +345,7 @@ func TestManagementStates(t *testing.T) {
 	t.Run("Unmanaged writes nothing", func(t *testing.T) {
 		o.updateSpec(t, func(spec *secondaryschedulerv1.SecondarySchedulerSpec) { spec.ManagementState = operatorv1.Unmanaged })
 		// The operator may still be acknowledging the state change; then it must stay silent.
-		time.Sleep(time.Second)
+		o.waitNoWrites(t, time.Second)
 		d := o.deployment(t)
 		d.Spec.Template.Spec.Containers[0].Image = "example.com/hand-edited:v1"
 		if _, err := kube.AppsV1().Deployments(operandNS).Update(ctx, d, metav1.UpdateOptions{}); err != nil {

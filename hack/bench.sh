@@ -4,7 +4,8 @@
 # test/bench/benchreport. Takes about an hour with the defaults; the raw output
 # stays in _output/bench/raw.txt.
 #
-# Sizes: SIMULATOR_BENCH_N (default "100,300,1000,2000"), and those of
+# Sizes: SIMULATOR_BENCH_N (default "100,300,1000,2000"),
+# MEMORY_BENCH_SIMULATORS (default "100,300,1000"), and those of
 # hack/bench-stack.sh (BENCH_NODES, BENCH_PODS, BENCH_IDLE_SECONDS,
 # BENCH_WINDOW_SECONDS).
 set -euo pipefail
@@ -28,7 +29,7 @@ run() {
 run go test -mod=vendor ./pkg/operator/render/ -run '^$' -bench 'BenchmarkRenderConfigSize' -benchmem
 run go test -mod=vendor ./test/bench/ -run '^$' -bench 'BenchmarkOperatorReactions$' -benchtime 1x -timeout 30m
 run SIMULATOR_BENCH_N="${SIMULATOR_BENCH_N}" go test -mod=vendor ./test/bench/ -run '^$' -bench 'BenchmarkSimulators$' -benchtime 1x -timeout 60m
-run GODEBUG=memprofilerate=16384 go test -mod=vendor ./test/bench/ -run '^$' -bench 'BenchmarkOperatorMemory$' -benchtime 1x -timeout 30m
+run GODEBUG=memprofilerate=16384 MEMORY_BENCH_SIMULATORS="${MEMORY_BENCH_SIMULATORS:-100,300,1000}" go test -mod=vendor ./test/bench/ -run '^$' -bench 'BenchmarkOperatorMemory$' -benchtime 1x -timeout 30m
 run BENCH_NODES="${BENCH_NODES:-50 500}" BENCH_PODS="${BENCH_PODS:-3000 10000}" \
   BENCH_IDLE_SECONDS="${BENCH_IDLE_SECONDS:-600}" BENCH_WINDOW_SECONDS="${BENCH_WINDOW_SECONDS:-120}" hack/bench-stack.sh
 

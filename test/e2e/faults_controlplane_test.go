@@ -7,7 +7,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -70,6 +72,9 @@ func (c *cluster) restartComponent(t *testing.T, name string, whileDown func()) 
 	if whileDown != nil {
 		whileDown()
 	}
+	for _, addr := range listenAddresses(comp.args) {
+		waitPortFree(t, addr)
+	}
 	log, err := os.OpenFile(filepath.Join(c.controlPlaneDir, "logs", name+".log"), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
 		t.Fatal(err)
@@ -94,6 +99,40 @@ func (c *cluster) restartComponent(t *testing.T, name string, whileDown func()) 
 		t.Fatal(err)
 	}
 	return killed
+}
+
+// listenAddresses are the loopback addresses a control-plane process of
+// start.sh listens on, from its flags.
+func listenAddresses(args []string) []string {
+	var out []string
+	for _, arg := range args {
+		flag, value, _ := strings.Cut(arg, "=")
+		switch flag {
+		case "--secure-port":
+			out = append(out, "127.0.0.1:"+value)
+		case "--listen-client-urls", "--listen-peer-urls":
+			for _, u := range strings.Split(value, ",") {
+				if parsed, err := url.Parse(u); err == nil {
+					out = append(out, parsed.Host)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// waitPortFree waits until addr can be listened on. A SIGKILLed process that
+// is not this one's child may show as a zombie while its other threads still
+// exit and hold its sockets: a restart before then fails to bind.
+func waitPortFree(t *testing.T, addr string) {
+	t.Helper()
+	framework.WaitForWithin(context.Background(), t, time.Minute, addr+" to be free", func() (bool, error) {
+		l, err := net.Listen("tcp", addr)
+		if err != nil {
+			return false, err
+		}
+		return true, l.Close()
+	})
 }
 
 // waitAPIServerReady waits until /readyz of kube-apiserver says ok (etcd

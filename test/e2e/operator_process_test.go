@@ -83,6 +83,7 @@ func killProcess(t *testing.T, pid int) {
 // for long: it outlives the test binary, and the script stops it by pidFile.
 func (c *cluster) startOperator(t *testing.T) {
 	t.Helper()
+	waitPortFree(t, c.operatorAddress)
 	pid := c.launchOperator(t, c.operator.kubeconfig, c.operatorAddress, c.operator.log)
 	if err := os.WriteFile(c.operator.pidFile, []byte(strconv.Itoa(pid)+"\n"), 0o644); err != nil {
 		t.Fatal(err)

@@ -21,8 +21,10 @@ export SIMULATOR_BENCH_N="${SIMULATOR_BENCH_N:-100,300,1000,2000}"
 
 # run COMMAND...: runs it, echoing its output, and files it under its command.
 run() {
-  echo "# command: $*" >> "${raw}"
-  echo "bench.sh: $*" >&2
+  local command
+  command=$(printf '%q ' "$@")
+  echo "# command: ${command% }" >> "${raw}"
+  echo "bench.sh: ${command% }" >&2
   env "$@" 2>&1 | tee -a "${raw}"
 }
 

@@ -307,6 +307,33 @@ func (c *cluster) faultTearDown(t *testing.T, scenario string, tearDown func(), 
 	times.report(t)
 }
 
+// editEachOwned applies the fault baseline, then for each object the operator
+// owns (kind/name) makes a hand edit and waits until the check edit returns
+// passes and everything has converged, logging the times from the edit under
+// scenario. It then checks the operator owns what it did before, and returns
+// that and the user's ConfigMap.
+func (c *cluster) editEachOwned(t *testing.T, scenario string, edit func(kind, name string) (repaired func() error)) ([]string, *corev1.ConfigMap) {
+	t.Helper()
+	ctx := context.Background()
+	owned, user := c.faultBaseline(ctx, t)
+	times := &faultTimes{scenario: scenario}
+	for _, obj := range owned {
+		kind, name, _ := strings.Cut(obj, "/")
+		repaired := edit(kind, name)
+		edited := time.Now()
+		framework.WaitForWithin(ctx, t, reconcileTimeout, obj+" to be repaired", func() (bool, error) {
+			err := repaired()
+			return err == nil, err
+		})
+		c.waitReconciled(t)
+		times.add(time.Since(edited))
+		t.Logf("%s: repaired and converged %s after the edit", obj, time.Since(edited).Round(time.Millisecond))
+	}
+	times.report(t)
+	c.checkOwned(ctx, t, owned)
+	return owned, user
+}
+
 // TestFaultHandEdits: what an administrator does by hand to what the operator
 // owns is repaired, or reported, and never wedges it:
 //
@@ -323,10 +350,7 @@ func (c *cluster) faultTearDown(t *testing.T, scenario string, tearDown func(), 
 func TestFaultHandEdits(t *testing.T) {
 	c := needCluster(t)
 	ctx := context.Background()
-	owned, _ := c.faultBaseline(ctx, t)
-	times := &faultTimes{scenario: "managed-by label removed"}
-	for _, obj := range owned {
-		kind, name, _ := strings.Cut(obj, "/")
+	owned, _ := c.editEachOwned(t, "managed-by label removed", func(kind, name string) func() error {
 		args := []string{"label", strings.ToLower(kind), name, render.ManagedByLabel + "-"}
 		if !strings.HasPrefix(kind, "Cluster") {
 			args = append(args, "-n", render.OperandNamespace)
@@ -334,20 +358,14 @@ func TestFaultHandEdits(t *testing.T) {
 		if out, err := c.kubectl(args...); err != nil {
 			t.Fatalf("kubectl %s: %v\n%s", strings.Join(args, " "), err, out)
 		}
-		edited := time.Now()
-		framework.WaitForWithin(ctx, t, reconcileTimeout, obj+" to be labelled again", func() (bool, error) {
-			got, _ := c.ownedObjects(ctx, t)
-			if !slices.Contains(got, obj) {
-				return false, fmt.Errorf("%s has no managed-by label", obj)
+		obj := kind + "/" + name
+		return func() error {
+			if got, _ := c.ownedObjects(ctx, t); !slices.Contains(got, obj) {
+				return fmt.Errorf("%s has no managed-by label", obj)
 			}
-			return true, nil
-		})
-		c.waitReconciled(t)
-		times.add(time.Since(edited))
-		t.Logf("%s: labelled again and converged after %s", obj, time.Since(edited).Round(time.Millisecond))
-	}
-	c.checkOwned(ctx, t, owned)
-	times.report(t)
+			return nil
+		}
+	})
 
 	deployments := c.admin.Kube.AppsV1().Deployments(render.OperandNamespace)
 	d, err := deployments.Get(ctx, render.OperandName, metav1.GetOptions{})

@@ -91,35 +91,23 @@ func TestManagementStateTransitions(t *testing.T) {
 func TestDriftOfEachKindIsRepaired(t *testing.T) {
 	c := needCluster(t)
 	ctx := context.Background()
-	owned, user := c.faultBaseline(ctx, t)
-	times := &faultTimes{scenario: "drift: each owned object deleted"}
-	for _, obj := range owned {
-		kind, name, _ := strings.Cut(obj, "/")
-		if kind == "Namespace" {
-			continue // TestFaultHandEdits deletes the operand namespace
-		}
+	_, user := c.editEachOwned(t, "drift: each owned object deleted", func(kind, name string) func() error {
 		args := []string{strings.ToLower(kind), name, "-n", render.OperandNamespace}
 		uid, err := c.kubectl(append([]string{"get", "-o", "jsonpath={.metadata.uid}"}, args...)...)
 		if err != nil {
-			t.Fatalf("%s: %v", obj, err)
+			t.Fatalf("%s/%s: %v", kind, name, err)
 		}
-		deleted := time.Now()
 		if out, err := c.kubectl(append([]string{"delete", "--wait=false"}, args...)...); err != nil {
-			t.Fatalf("deleting %s: %v\n%s", obj, err, out)
+			t.Fatalf("deleting %s/%s: %v\n%s", kind, name, err, out)
 		}
-		framework.WaitFor(ctx, t, obj+" to be created again", func() (bool, error) {
+		return func() error {
 			again, err := c.kubectl(append([]string{"get", "-o", "jsonpath={.metadata.uid}"}, args...)...)
 			if err != nil || again == uid {
-				return false, fmt.Errorf("uid %q (%v)", again, err)
+				return fmt.Errorf("not created again: uid %q (%v)", again, err)
 			}
-			return true, nil
-		})
-		times.add(time.Since(deleted))
-		t.Logf("%s deleted: created again after %s", obj, time.Since(deleted).Round(time.Millisecond))
-		c.waitReconciled(t)
-	}
-	times.report(t)
-	c.checkOwned(ctx, t, owned)
+			return nil
+		}
+	})
 	c.checkOneSchedulerPod(ctx, t)
 	c.userConfigIntact(ctx, t, user)
 }

@@ -19,13 +19,18 @@ import (
 	"k8s.io/utils/ptr"
 
 	secondaryschedulerv1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1"
+	simv1alpha1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/simulation/v1alpha1"
 	"github.com/openshift/secondary-scheduler-operator/test/framework"
 )
 
 // setDeploymentStatus plays the Deployment controller: envtest runs none.
+// It reports on the settled Deployment: a new SecondaryScheduler's Deployment
+// is written again once its observed config arrives, and a status written for
+// the first generation would describe a rollout that never ends.
 func (o *operatorUnderTest) setDeploymentStatus(t *testing.T, mutate func(d *appsv1.Deployment)) {
 	t.Helper()
 	ctx := context.Background()
+	o.settled(t)
 	framework.WaitFor(ctx, t, "the Deployment status update", func() (bool, error) {
 		d := o.deployment(t)
 		mutate(d)
@@ -190,30 +195,35 @@ func TestStatusFollowsTheOperand(t *testing.T) {
 
 	t.Run("metrics", func(t *testing.T) {
 		o.waitForConditions(t, map[string]operatorv1.ConditionStatus{"Available": T}, nil)
+		// The Simulator controller's series appear once it has synced a Simulator.
+		simctlCreate(t, o.env, o.env.CreateNamespace(t, "metrics"), &simv1alpha1.Simulator{ObjectMeta: metav1.ObjectMeta{Name: "sim"}})
 		server := httptest.NewServer(legacyregistry.Handler())
 		defer server.Close()
-		resp, err := http.Get(server.URL)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		body, err := io.ReadAll(resp.Body)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, series := range []string{
-			"secondary_scheduler_operator_build_info{",
-			`secondary_scheduler_operator_controller_syncs_total{controller="TargetConfigController",result="success"}`,
-			`secondary_scheduler_operator_controller_sync_duration_seconds_count{controller="OperandStatusController"}`,
-			`secondary_scheduler_operator_controller_syncs_total{controller="SimulatorController",result="success"}`,
-			"secondary_scheduler_operator_scheduler_config_valid 1",
-			"secondary_scheduler_operator_operand_ready_replicas 1",
-			`secondary_scheduler_operator_simulators{phase="Available"}`,
-		} {
-			if !strings.Contains(string(body), series) {
-				t.Errorf("/metrics lacks %s", series)
+		framework.WaitFor(ctx, t, "every series on /metrics", func() (bool, error) {
+			resp, err := http.Get(server.URL)
+			if err != nil {
+				return false, err
 			}
-		}
+			defer resp.Body.Close()
+			body, err := io.ReadAll(resp.Body)
+			if err != nil {
+				return false, err
+			}
+			for _, series := range []string{
+				"secondary_scheduler_operator_build_info{",
+				`secondary_scheduler_operator_controller_syncs_total{controller="TargetConfigController",result="success"}`,
+				`secondary_scheduler_operator_controller_sync_duration_seconds_count{controller="OperandStatusController"}`,
+				`secondary_scheduler_operator_controller_syncs_total{controller="SimulatorController",result="success"}`,
+				"secondary_scheduler_operator_scheduler_config_valid 1",
+				"secondary_scheduler_operator_operand_ready_replicas 1",
+				`secondary_scheduler_operator_simulators{phase="Creating"}`,
+			} {
+				if !strings.Contains(string(body), series) {
+					return false, fmt.Errorf("/metrics lacks %s", series)
+				}
+			}
+			return true, nil
+		})
 	})
 }
 

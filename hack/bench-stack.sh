@@ -2,16 +2,21 @@
 # The operator binary as a host process, under its own ServiceAccount's token,
 # against the full local stack (hack/controlplane/start.sh): for each kwok node
 # count, its start-up time to the first converged reconcile, then its cost while
-# idle with 0 and more pods it does not own: RSS (anonymous and file-backed),
-# Go heap (go_memstats_heap_alloc_bytes), CPU seconds per idle hour, and the
-# requests the API server received from it (its audit log). Prints go test
-# benchmark lines for test/bench/benchreport; asserts nothing.
+# idle with 0 and more pods it does not own, then (at the last node count) with
+# more and more Simulators: RSS (anonymous and file-backed), Go heap
+# (go_memstats_heap_alloc_bytes), CPU seconds per idle hour, and the requests
+# the API server received from it (its audit log; what is not a lease renewal
+# is listed in "# note:" lines). Prints go test benchmark lines for
+# test/bench/benchreport; asserts nothing.
 #
 #   hack/bench-stack.sh
 #
 # BENCH_NODES (default "50 500"), BENCH_PODS (cumulative, default "3000 10000"),
 # BENCH_IDLE_SECONDS (default 600: the idle window with no foreign pod),
-# BENCH_WINDOW_SECONDS (default 120: the window after each pod count).
+# BENCH_WINDOW_SECONDS (default 120: the window after each pod count),
+# BENCH_SIMULATORS (cumulative, default "100 300 1000"; kwok runs no Simulator
+# Pod, so they stay Creating: the operator holds each one's Simulator, Pod,
+# Service and NetworkPolicy all the same).
 # Needs `make build` and hack/controlplane/build.sh.
 set -euo pipefail
 
@@ -22,6 +27,7 @@ nodes_list=${BENCH_NODES:-50 500}
 pods_list=${BENCH_PODS:-3000 10000}
 idle=${BENCH_IDLE_SECONDS:-600}
 window=${BENCH_WINDOW_SECONDS:-120}
+simulators_list=${BENCH_SIMULATORS:-100 300 1000}
 tick=$(getconf CLK_TCK)
 
 dir=$(mktemp -d "${TMPDIR:-/tmp}/secondary-scheduler-bench.XXXXXX")
@@ -42,13 +48,17 @@ heap_mib() {
   curl -skf --max-time 5 --cert "${dir}/cluster/pki/admin.crt" --key "${dir}/cluster/pki/admin.key" "https://$1/metrics" |
     awk '$1 == "go_memstats_heap_alloc_bytes" {printf "%.1f", $2 / 1048576}' || echo 0
 }
-# audit_counts FROM_LINE: "lease other" requests of the operator after line FROM_LINE.
-audit_counts() {
-  # One request per audit ID (a watch logs when it starts and when it ends);
-  # requests made as the operator by impersonation are not its own.
+# operator_requests FROM_LINE: the operator's requests after line FROM_LINE
+# of the audit log, one per audit ID (a watch logs when it starts and when it
+# ends), as "verb resource"; requests made as the operator by impersonation are
+# not its own.
+operator_requests() {
   tail -n +"$(($1 + 1))" "${CONTROLPLANE_AUDIT_LOG}" | { grep -v '"impersonatedUser"' || true; } |
-    awk 'match($0, /"auditID":"[^"]+"/) { id = substr($0, RSTART, RLENGTH); if (seen[id]++) next; if ($0 ~ /"resource":"leases"/) l++; else o++ }
-      END { printf "%d %d", l, o }'
+    awk 'match($0, /"auditID":"[^"]+"/) { id = substr($0, RSTART, RLENGTH); if (seen[id]++) next
+        verb = "?"; resource = "?"
+        if (match($0, /"verb":"[^"]+"/)) verb = substr($0, RSTART + 8, RLENGTH - 9)
+        if (match($0, /"resource":"[^"]+"/)) resource = substr($0, RSTART + 12, RLENGTH - 13)
+        print verb, resource }'
 }
 
 # measure NAME SECONDS: the operator's cost over SECONDS of no change.
@@ -62,13 +72,36 @@ measure() {
   t1=$(cpu_ticks "${pid}")
   mem=$(memory "${pid}")
   heap=$(heap_mib "${listen}")
-  counts=$(audit_counts "${from}")
+  operator_requests "${from}" > "${dir}/requests"
   read -r rss anon file <<< "${mem}"
-  read -r leases others <<< "${counts}"
+  leases=$(awk '$2 == "leases"' "${dir}/requests" | wc -l)
+  others=$(awk '$2 != "leases"' "${dir}/requests" | wc -l)
+  if ((others > 0)); then
+    echo "# note: ${name}: requests other than lease renewals in ${seconds} s: $(awk '$2 != "leases"' "${dir}/requests" | sort | uniq -c | awk '{printf "%s%s %s x%d", sep, $2, $3, $1; sep = ", "}')"
+  fi
   echo "${name} 1 ${rss} rss-MiB ${anon} anon-MiB ${file} file-MiB ${heap:-0} heap-MiB" \
     "$(awk -v t="$((t1 - t0))" -v hz="${tick}" -v s="${seconds}" 'BEGIN {printf "%.2f", t / hz * 3600 / s}') cpu-s/hour" \
     "$(awk -v n="${leases}" -v s="${seconds}" 'BEGIN {printf "%.2f", n * 60 / s}') lease-requests/minute" \
     "$(awk -v n="${others}" -v s="${seconds}" 'BEGIN {printf "%.2f", n * 60 / s}') other-requests/minute"
+}
+
+# measure_simulators: for each count of BENCH_SIMULATORS, the seconds until
+# every Simulator added has its Pod (and per Simulator), then the operator's
+# cost while idle.
+measure_simulators() {
+  local have=0 want i start
+  kc create namespace bench-simulators >/dev/null
+  for want in ${simulators_list}; do
+    start=${EPOCHREALTIME}
+    for ((i = have; i < want; i++)); do
+      printf 'apiVersion: simulation.kube-scheduler-simulator.x-k8s.io/v1alpha1\nkind: Simulator\nmetadata: {name: s%s, namespace: bench-simulators}\n---\n' "${i}"
+    done | kc create -f - >/dev/null
+    until (($(kc get pods -n bench-simulators --no-headers 2>/dev/null | wc -l) >= want)); do sleep 1; done
+    echo "BenchmarkStackSimulators/simulators=${want}/created 1 $(awk -v a="${start}" -v b="${EPOCHREALTIME}" 'BEGIN {printf "%.2f", b - a}') s-to-all-pods" \
+      "$(awk -v a="${start}" -v b="${EPOCHREALTIME}" -v n="$((want - have))" 'BEGIN {printf "%.2f", (b - a) * 1000 / n}') ms/simulator-created"
+    have=${want}
+    measure "BenchmarkStackSimulators/simulators=${want}" "${window}"
+  done
 }
 
 for nodes in ${nodes_list}; do
@@ -96,6 +129,9 @@ for nodes in ${nodes_list}; do
     have=${want}
     measure "BenchmarkStack/nodes=${nodes}/pods=${want}" "${window}"
   done
+  if [[ "${nodes}" == "${nodes_list##* }" ]]; then
+    measure_simulators
+  fi
   stop_pidfile "${dir}/operator.pid" secondary-scheduler-operator
   "${root}/hack/controlplane/stop.sh" "${dir}/cluster" >/dev/null
 done

@@ -7,7 +7,7 @@
 # Sizes: SIMULATOR_BENCH_N (default "100,300,1000,2000"),
 # MEMORY_BENCH_SIMULATORS (default "100,300,1000"), and those of
 # hack/bench-stack.sh (BENCH_NODES, BENCH_PODS, BENCH_IDLE_SECONDS,
-# BENCH_WINDOW_SECONDS).
+# BENCH_WINDOW_SECONDS, BENCH_SIMULATORS).
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -33,7 +33,8 @@ run go test -mod=vendor ./test/bench/ -run '^$' -bench 'BenchmarkOperatorReactio
 run SIMULATOR_BENCH_N="${SIMULATOR_BENCH_N}" go test -mod=vendor ./test/bench/ -run '^$' -bench 'BenchmarkSimulators$' -benchtime 1x -timeout 60m
 run GODEBUG=memprofilerate=16384 MEMORY_BENCH_SIMULATORS="${MEMORY_BENCH_SIMULATORS:-100,300,1000}" go test -mod=vendor ./test/bench/ -run '^$' -bench 'BenchmarkOperatorMemory$' -benchtime 1x -timeout 30m
 run BENCH_NODES="${BENCH_NODES:-50 500}" BENCH_PODS="${BENCH_PODS:-3000 10000}" \
-  BENCH_IDLE_SECONDS="${BENCH_IDLE_SECONDS:-600}" BENCH_WINDOW_SECONDS="${BENCH_WINDOW_SECONDS:-120}" hack/bench-stack.sh
+  BENCH_IDLE_SECONDS="${BENCH_IDLE_SECONDS:-600}" BENCH_WINDOW_SECONDS="${BENCH_WINDOW_SECONDS:-120}" \
+  BENCH_SIMULATORS="${BENCH_SIMULATORS:-100 300 1000}" hack/bench-stack.sh
 
 machine="$(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2 / 1048576}' /proc/meminfo), $(awk -F': ' '/model name/ {print $2; exit}' /proc/cpuinfo), Linux $(uname -r), $(go env GOVERSION)"
 go run -mod=vendor ./test/bench/benchreport -in "${raw}" -md docs/benchmarks.md -json docs/benchmarks.json \

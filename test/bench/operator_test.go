@@ -111,6 +111,7 @@ func BenchmarkOperatorReactions(b *testing.B) {
 			added))
 		report(b, "bad-config-to-degraded", badConfigToDegraded(b, env, samples, userConfig))
 		report(b, "simulator-change-to-pod", simulatorChangeToPod(b, env, samples))
+		report(b, "failed-rollout-rolled-back", failedRolloutToRolledBack(b, env, samples, userConfig))
 	}
 }
 
@@ -146,6 +147,77 @@ func badConfigToDegraded(b *testing.B, env *framework.Env, samples int, good fun
 		measure(b, 1, fromNow(crs.List, crs.Watch, "cluster"),
 			func() error { _, err := configMaps.Update(ctx, good(i), metav1.UpdateOptions{}); return err },
 			degraded(operatorv1.ConditionFalse))
+	}
+	return out
+}
+
+// failedRolloutToRolledBack times, for configurations kube-scheduler refuses
+// at start, from the crashing pod of the new template to the Deployment back on
+// the last known good template. Each sample first completes a good
+// configuration, so that there is one to go back to. envtest runs no
+// Deployment controller and no kubelet: their part is played.
+func failedRolloutToRolledBack(b *testing.B, env *framework.Env, samples int, good func(int) *corev1.ConfigMap) []time.Duration {
+	b.Helper()
+	ctx := context.Background()
+	ns := render.OperandNamespace
+	configMaps := env.Admin.Kube.CoreV1().ConfigMaps(ns)
+	deployments := env.Admin.Kube.AppsV1().Deployments(ns)
+	crs := env.Admin.Operator.OperatorV1().SecondarySchedulers()
+	status := func() secondaryschedulerv1.SecondarySchedulerStatus {
+		ss, err := crs.Get(ctx, "cluster", metav1.GetOptions{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		return ss.Status
+	}
+	// rollOut writes cm and waits for the Deployment to carry the configuration.
+	rollOut := func(cm *corev1.ConfigMap) *appsv1.Deployment {
+		before := status().ConfigHash
+		if _, err := configMaps.Update(ctx, cm, metav1.UpdateOptions{}); err != nil {
+			b.Fatal(err)
+		}
+		var d *appsv1.Deployment
+		framework.WaitFor(ctx, b, "the Deployment on the new configuration", func() (bool, error) {
+			desired := status().ConfigHash
+			var err error
+			if d, err = deployments.Get(ctx, render.OperandName, metav1.GetOptions{}); err != nil {
+				return false, err
+			}
+			return desired != before && framework.RolloutOf(d).ConfigHash == desired, nil
+		})
+		return d
+	}
+	defer func() { _ = env.Admin.DeleteSchedulerPods(ctx) }()
+	var out []time.Duration
+	for i := range samples {
+		d := rollOut(good(i))
+		lastGood := framework.RolloutOf(d)
+		env.Admin.AddTemplatePod(b, fmt.Sprintf("good-%d", i), d, framework.RunningStatus())
+		env.Admin.SetRolloutStatus(b, lastGood, framework.RolloutComplete)
+		framework.WaitFor(ctx, b, "status.lastKnownGood", func() (bool, error) {
+			s := status()
+			return s.LastKnownGood != nil && *s.LastKnownGood == lastGood, nil
+		})
+
+		// A plugin name no scheduler has, new each time: a configuration
+		// that failed before is not rolled out again.
+		bad := good(i)
+		bad.Data[render.ConfigKey] += fmt.Sprintf("profiles:\n- schedulerName: secondary-scheduler\n  plugins:\n    filter:\n      enabled: [{name: Nope%d}]\n", i)
+		d = rollOut(bad)
+		failing := framework.RolloutOf(d)
+		env.Admin.SetRolloutStatus(b, failing, framework.RolloutStarted)
+		out = append(out, measure(b, 1, fromNow(deployments.List, deployments.Watch, render.OperandName),
+			func() error {
+				env.Admin.AddTemplatePod(b, fmt.Sprintf("crash-%d", i), d, framework.CrashLoopStatus(1, fmt.Sprintf("plugin Nope%d does not exist", i)))
+				return nil
+			},
+			func(e watch.Event) bool {
+				rolledBack, ok := e.Object.(*appsv1.Deployment)
+				return ok && framework.RolloutOf(rolledBack) == lastGood
+			})...)
+		if err := env.Admin.DeleteSchedulerPods(ctx); err != nil {
+			b.Fatal(err)
+		}
 	}
 	return out
 }

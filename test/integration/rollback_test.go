@@ -12,7 +12,6 @@ import (
 	operatorv1 "github.com/openshift/api/operator/v1"
 	"github.com/openshift/library-go/pkg/operator/v1helpers"
 	appsv1 "k8s.io/api/apps/v1"
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/utils/ptr"
@@ -25,8 +24,7 @@ import (
 )
 
 // This tier runs no kube-controller-manager and no kubelet: the tests below
-// play them, writing the Deployment's status and creating the scheduler pods
-// with the status a kubelet would report.
+// play them with the framework's operand helpers.
 
 const (
 	baseConfig = "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nprofiles:\n- schedulerName: secondary-scheduler\n"
@@ -34,17 +32,7 @@ const (
 	// start with it: no plugin is called Nope.
 	nopeConfig = baseConfig + "  plugins:\n    filter:\n      enabled: [{name: Nope}]\n"
 	nopeError  = "plugin Nope does not exist"
-	// fakeNode is where the test's pods run: a pod bound to a node is deleted
-	// gracefully, so without a kubelet it stays terminating.
-	fakeNode = "node-1"
 )
-
-func rolloutOf(d *appsv1.Deployment) secondaryschedulerv1.Rollout {
-	return secondaryschedulerv1.Rollout{
-		ConfigHash:   d.Spec.Template.Annotations[render.ConfigHashAnnotation],
-		TemplateHash: d.Spec.Template.Annotations[render.TemplateHashAnnotation],
-	}
-}
 
 // waitForTemplate waits until the Deployment's pod template is one that ok
 // accepts and mounts the config ConfigMap of its own configuration.
@@ -56,7 +44,7 @@ func (o *operatorUnderTest) waitForTemplate(t *testing.T, desc string, ok func(r
 		if d, err = o.admin.Kube.AppsV1().Deployments(operandNS).Get(context.Background(), operand, metav1.GetOptions{}); err != nil {
 			return false, err
 		}
-		r := rolloutOf(d)
+		r := framework.RolloutOf(d)
 		if name := configMapOf(d); name != render.ConfigMapNameFor(r.ConfigHash) {
 			return false, fmt.Errorf("template %+v mounts ConfigMap %s", r, name)
 		}
@@ -106,7 +94,7 @@ func (o *operatorUnderTest) templateHistory(t *testing.T) func() []string {
 				if d, isDeployment := ev.Object.(*appsv1.Deployment); isDeployment && d.Generation > last {
 					last = d.Generation
 					mu.Lock()
-					history = append(history, fmt.Sprintf("%d:%.12s", d.Generation, rolloutOf(d).ConfigHash))
+					history = append(history, fmt.Sprintf("%d:%.12s", d.Generation, framework.RolloutOf(d).ConfigHash))
 					mu.Unlock()
 				}
 			}
@@ -119,71 +107,6 @@ func (o *operatorUnderTest) templateHistory(t *testing.T) func() []string {
 	}
 }
 
-// setRolloutStatus plays the Deployment controller for the template want:
-// status is written only while the Deployment still has that template.
-func (o *operatorUnderTest) setRolloutStatus(t *testing.T, want secondaryschedulerv1.Rollout, status func(d *appsv1.Deployment)) {
-	t.Helper()
-	ctx := context.Background()
-	framework.WaitFor(ctx, t, fmt.Sprintf("the Deployment status of template %+v", want), func() (bool, error) {
-		d, err := o.admin.Kube.AppsV1().Deployments(operandNS).Get(ctx, operand, metav1.GetOptions{})
-		if err != nil {
-			return false, err
-		}
-		if got := rolloutOf(d); got != want {
-			return false, fmt.Errorf("the Deployment has template %+v", got)
-		}
-		status(d)
-		_, err = o.admin.Kube.AppsV1().Deployments(operandNS).UpdateStatus(ctx, d, metav1.UpdateOptions{})
-		return err == nil, err
-	})
-}
-
-// startRollout: the new ReplicaSet has a pod that is not available yet, the
-// old one still serves.
-func (o *operatorUnderTest) startRollout(t *testing.T, want secondaryschedulerv1.Rollout) {
-	t.Helper()
-	o.setRolloutStatus(t, want, func(d *appsv1.Deployment) {
-		d.Status = appsv1.DeploymentStatus{ObservedGeneration: d.Generation, Replicas: 2, UpdatedReplicas: 1,
-			ReadyReplicas: 1, AvailableReplicas: 1, UnavailableReplicas: 1}
-	})
-}
-
-func (o *operatorUnderTest) completeRollout(t *testing.T, want secondaryschedulerv1.Rollout) {
-	t.Helper()
-	o.setRolloutStatus(t, want, healthy)
-}
-
-// addTemplatePod plays the ReplicaSet controller and the kubelet: a pod of the
-// Deployment's current template, bound to a node, in the given state.
-func (o *operatorUnderTest) addTemplatePod(t *testing.T, name string, d *appsv1.Deployment, status corev1.PodStatus) {
-	t.Helper()
-	ctx := context.Background()
-	tmpl := d.Spec.Template
-	pod := &corev1.Pod{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: operandNS, Labels: tmpl.Labels, Annotations: tmpl.Annotations},
-		Spec:       *tmpl.Spec.DeepCopy(),
-	}
-	pod.Spec.NodeName = fakeNode
-	created, err := o.admin.Kube.CoreV1().Pods(operandNS).Create(ctx, pod, metav1.CreateOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	created.Status = status
-	if _, err := o.admin.Kube.CoreV1().Pods(operandNS).UpdateStatus(ctx, created, metav1.UpdateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// deletePodsAtEnd deletes every scheduler pod, terminating ones included,
-// when the test ends: later tests share the namespace.
-func (o *operatorUnderTest) deletePodsAtEnd(t *testing.T) {
-	t.Cleanup(func() {
-		_ = o.admin.Kube.CoreV1().Pods(operandNS).DeleteCollection(context.Background(),
-			metav1.DeleteOptions{GracePeriodSeconds: ptr.To[int64](0)},
-			metav1.ListOptions{LabelSelector: "app.kubernetes.io/name=" + operand})
-	})
-}
-
 func (o *operatorUnderTest) deletePod(t *testing.T, name string, gracePeriod *int64) {
 	t.Helper()
 	err := o.admin.Kube.CoreV1().Pods(operandNS).Delete(context.Background(), name, metav1.DeleteOptions{GracePeriodSeconds: gracePeriod})
@@ -192,36 +115,11 @@ func (o *operatorUnderTest) deletePod(t *testing.T, name string, gracePeriod *in
 	}
 }
 
-func runningStatus() corev1.PodStatus {
-	return corev1.PodStatus{
-		Phase:      corev1.PodRunning,
-		Conditions: []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue}},
-		ContainerStatuses: []corev1.ContainerStatus{{Name: operand, Ready: true, Started: ptr.To(true),
-			State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: metav1.Now()}}}},
-	}
-}
-
-// crashLoopStatus is a scheduler that exited at start with its error as the
-// termination message, as the operand's FallbackToLogsOnError reports it.
-func crashLoopStatus(exitCode int32, message string) corev1.PodStatus {
-	return corev1.PodStatus{
-		Phase:      corev1.PodRunning,
-		Conditions: []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionFalse}},
-		ContainerStatuses: []corev1.ContainerStatus{{
-			Name: operand, RestartCount: 1,
-			State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "CrashLoopBackOff",
-				Message: "back-off 10s restarting failed container"}},
-			LastTerminationState: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: exitCode,
-				Reason: "Error", Message: message}},
-		}},
-	}
-}
-
 func TestFailedRolloutIsRolledBack(t *testing.T) {
 	o := startOperator(t)
 	o.setUserConfig(t, baseConfig)
 	o.createSecondaryScheduler(t, secondaryschedulerv1.SecondarySchedulerSpec{SchedulerConfig: userConfig})
-	o.deletePodsAtEnd(t)
+	t.Cleanup(func() { _ = o.admin.DeleteSchedulerPods(context.Background()) })
 	o.waitForDegraded(t, operatorv1.ConditionFalse)
 	ctx := context.Background()
 	var good, bad, fixed secondaryschedulerv1.Rollout
@@ -229,9 +127,9 @@ func TestFailedRolloutIsRolledBack(t *testing.T) {
 
 	t.Run("a completed rollout is the last known good", func(t *testing.T) {
 		d, _ := o.settled(t)
-		good = rolloutOf(d)
-		o.addTemplatePod(t, "first", d, runningStatus())
-		o.completeRollout(t, good)
+		good = framework.RolloutOf(d)
+		o.admin.AddTemplatePod(t, "first", d, framework.RunningStatus())
+		o.admin.SetRolloutStatus(t, good, framework.RolloutComplete)
 		o.waitForStatus(t, "status.lastKnownGood", func(s *secondaryschedulerv1.SecondarySchedulerStatus) (bool, any) {
 			return s.LastKnownGood != nil && *s.LastKnownGood == good && s.ConfigHash == good.ConfigHash && s.FailedRollout == nil, s
 		})
@@ -242,11 +140,11 @@ func TestFailedRolloutIsRolledBack(t *testing.T) {
 		history := o.templateHistory(t)
 		o.setUserConfig(t, nopeConfig)
 		d := o.waitForNewConfig(t, good.ConfigHash)
-		if bad = rolloutOf(d); bad.TemplateHash == good.TemplateHash {
+		if bad = framework.RolloutOf(d); bad.TemplateHash == good.TemplateHash {
 			t.Fatalf("a new configuration kept template %s", bad.TemplateHash)
 		}
-		o.startRollout(t, bad)
-		o.addTemplatePod(t, "nope", d, crashLoopStatus(1, nopeError))
+		o.admin.SetRolloutStatus(t, bad, framework.RolloutStarted)
+		o.admin.AddTemplatePod(t, "nope", d, framework.CrashLoopStatus(1, nopeError))
 
 		rolledBack = o.waitForTemplate(t, "the Deployment back on the last known good template", func(r secondaryschedulerv1.Rollout) bool {
 			return r == good
@@ -282,7 +180,7 @@ func TestFailedRolloutIsRolledBack(t *testing.T) {
 	t.Run("the failed template is not retried until the input changes", func(t *testing.T) {
 		// The Deployment controller scales the failed pod away; the old one serves on.
 		o.deletePod(t, "nope", ptr.To[int64](0))
-		o.completeRollout(t, good)
+		o.admin.SetRolloutStatus(t, good, framework.RolloutComplete)
 		// A change outside the pod template makes the controller sync again:
 		// it applies the Role in the same sync that decides the Deployment.
 		o.grantNamespacedRule(t, nil)
@@ -301,21 +199,21 @@ func TestFailedRolloutIsRolledBack(t *testing.T) {
 				return false, err
 			}
 			c := o.condition(t, targetconfigcontroller.ConditionType)
-			return satisfied(rolloutOf(d) == good && d.Generation == rolledBack.Generation &&
+			return satisfied(framework.RolloutOf(d) == good && d.Generation == rolledBack.Generation &&
 				ss.Status.FailedRollout != nil && ss.Status.FailedRollout.TemplateHash == bad.TemplateHash &&
 				c != nil && c.Status == operatorv1.ConditionTrue && c.Reason == "RolloutFailed",
-				fmt.Sprintf("template %+v generation %d, failedRollout %+v, condition %+v", rolloutOf(d), d.Generation, ss.Status.FailedRollout, c))
+				fmt.Sprintf("template %+v generation %d, failedRollout %+v, condition %+v", framework.RolloutOf(d), d.Generation, ss.Status.FailedRollout, c))
 		})
 
 		o.setUserConfig(t, baseConfig+"- schedulerName: gang-scheduler\n")
 		d := o.waitForNewConfig(t, good.ConfigHash, bad.ConfigHash)
-		fixed = rolloutOf(d)
+		fixed = framework.RolloutOf(d)
 		if n := d.Generation - rolledBack.Generation; n != 1 {
 			t.Errorf("the fixed configuration took %d template changes, want 1", n)
 		}
-		o.startRollout(t, fixed)
-		o.addTemplatePod(t, "fixed", d, runningStatus())
-		o.completeRollout(t, fixed)
+		o.admin.SetRolloutStatus(t, fixed, framework.RolloutStarted)
+		o.admin.AddTemplatePod(t, "fixed", d, framework.RunningStatus())
+		o.admin.SetRolloutStatus(t, fixed, framework.RolloutComplete)
 		o.waitForStatus(t, "Degraded and failedRollout to clear", func(s *secondaryschedulerv1.SecondarySchedulerStatus) (bool, any) {
 			c := v1helpers.FindOperatorCondition(s.Conditions, targetconfigcontroller.ConditionType)
 			return c != nil && c.Status == operatorv1.ConditionFalse && s.FailedRollout == nil &&
@@ -331,7 +229,7 @@ func TestFailedRolloutIsRolledBack(t *testing.T) {
 		var changes []string
 		for i := range 4 {
 			o.setUserConfig(t, baseConfig+fmt.Sprintf("- schedulerName: profile-%d\n", i))
-			h := rolloutOf(o.waitForNewConfig(t, seen...)).ConfigHash
+			h := framework.RolloutOf(o.waitForNewConfig(t, seen...)).ConfigHash
 			seen, changes = append(seen, h), append(changes, h)
 		}
 		// Kept: the desired one (the Deployment mounts it), the last known good

@@ -39,10 +39,6 @@ func (o *operatorUnderTest) setDeploymentStatus(t *testing.T, mutate func(d *app
 	})
 }
 
-func healthy(d *appsv1.Deployment) {
-	d.Status = appsv1.DeploymentStatus{ObservedGeneration: d.Generation, Replicas: 1, UpdatedReplicas: 1, ReadyReplicas: 1, AvailableReplicas: 1}
-}
-
 // addPod plays the ReplicaSet controller and the kubelet: a pod of the operand
 // in the given state.
 func (o *operatorUnderTest) addPod(t *testing.T, name string, status corev1.PodStatus) {
@@ -118,7 +114,7 @@ func TestStatusFollowsTheOperand(t *testing.T) {
 	})
 
 	t.Run("healthy", func(t *testing.T) {
-		o.setDeploymentStatus(t, healthy)
+		o.setDeploymentStatus(t, framework.RolloutComplete)
 		o.waitForConditions(t, map[string]operatorv1.ConditionStatus{"Available": T, "Progressing": F, "Degraded": F}, nil)
 		framework.WaitFor(ctx, t, "readyReplicas and observedGeneration", func() (bool, error) {
 			ss, err := o.admin.Operator.OperatorV1().SecondarySchedulers().Get(ctx, "cluster", metav1.GetOptions{})
@@ -145,12 +141,12 @@ func TestStatusFollowsTheOperand(t *testing.T) {
 		})
 		o.waitForConditions(t, map[string]operatorv1.ConditionStatus{"Progressing": T, "Available": T},
 			map[string][]string{"Progressing": {"rolling out", "0 of 1 pods updated"}})
-		o.setDeploymentStatus(t, healthy)
+		o.setDeploymentStatus(t, framework.RolloutComplete)
 	})
 
 	t.Run("crash loop", func(t *testing.T) {
 		o.setDeploymentStatus(t, func(d *appsv1.Deployment) {
-			healthy(d)
+			framework.RolloutComplete(d)
 			d.Status.AvailableReplicas, d.Status.ReadyReplicas = 0, 0
 		})
 		o.addPod(t, "crashing", corev1.PodStatus{Phase: corev1.PodRunning, ContainerStatuses: []corev1.ContainerStatus{{
@@ -179,7 +175,7 @@ func TestStatusFollowsTheOperand(t *testing.T) {
 		if err := o.admin.Kube.CoreV1().Pods(operandNS).Delete(ctx, "no-image", metav1.DeleteOptions{}); err != nil {
 			t.Fatal(err)
 		}
-		o.setDeploymentStatus(t, healthy)
+		o.setDeploymentStatus(t, framework.RolloutComplete)
 		o.waitForConditions(t, map[string]operatorv1.ConditionStatus{"Available": T, "Degraded": F}, nil)
 	})
 

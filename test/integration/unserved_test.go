@@ -32,7 +32,7 @@ func TestUnservedPods(t *testing.T) {
 	t.Cleanup(func() { operator.UnservedPodGrace = grace })
 	o := startOperator(t)
 	o.createSecondaryScheduler(t, secondaryschedulerv1.SecondarySchedulerSpec{})
-	o.setDeploymentStatus(t, healthy)
+	o.setDeploymentStatus(t, framework.RolloutComplete)
 	ctx := context.Background()
 	o.waitForStatus(t, "the served schedulerNames in status", func(s *secondaryschedulerv1.SecondarySchedulerStatus) (bool, any) {
 		return len(s.SchedulerNames) > 0, s.SchedulerNames

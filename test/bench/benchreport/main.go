@@ -25,6 +25,8 @@ type Report struct {
 	Date    string   `json:"date"`
 	Machine string   `json:"machine"`
 	Results []Result `json:"results"`
+	// Notes are what a benchmark observed beside its figures ("# note: " lines).
+	Notes []string `json:"notes,omitempty"`
 }
 
 // Result is one benchmark (or sub-benchmark) line.
@@ -43,13 +45,14 @@ type Metric struct {
 // procsSuffix is the -GOMAXPROCS suffix go test appends to a benchmark's name.
 var procsSuffix = regexp.MustCompile(`-\d+$`)
 
-func parse(path string) ([]Result, error) {
+func parse(path string) ([]Result, []string, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer f.Close()
 	var results []Result
+	var notes []string
 	command := ""
 	scanner := bufio.NewScanner(f)
 	scanner.Buffer(make([]byte, 1<<20), 1<<20)
@@ -57,6 +60,10 @@ func parse(path string) ([]Result, error) {
 		line := scanner.Text()
 		if c, ok := strings.CutPrefix(line, "# command: "); ok {
 			command = c
+			continue
+		}
+		if n, ok := strings.CutPrefix(line, "# note: "); ok {
+			notes = append(notes, n)
 			continue
 		}
 		fields := strings.Fields(line)
@@ -70,17 +77,17 @@ func parse(path string) ([]Result, error) {
 		for i := 2; i+1 < len(fields); i += 2 {
 			v, err := strconv.ParseFloat(fields[i], 64)
 			if err != nil {
-				return nil, fmt.Errorf("%s: %q is not a number", line, fields[i])
+				return nil, nil, fmt.Errorf("%s: %q is not a number", line, fields[i])
 			}
 			r.Metrics = append(r.Metrics, Metric{Unit: fields[i+1], Value: v})
 		}
 		results = append(results, r)
 	}
-	return results, scanner.Err()
+	return results, notes, scanner.Err()
 }
 
-// curveKey splits "BenchmarkX/key=N" into ("BenchmarkX/key", N).
-var curveKey = regexp.MustCompile(`^(.*?)([a-z-]+)=(\d+)((?:/.*)?)$`)
+// sizeParam finds each "key=N" of a sub-benchmark's name.
+var sizeParam = regexp.MustCompile(`([a-z-]+)=(\d+)`)
 
 type point struct {
 	x     float64
@@ -88,18 +95,18 @@ type point struct {
 }
 
 // curves groups sub-benchmarks that differ only by one numeric parameter, per
-// metric, with at least three points.
+// metric, with at least three points: "BenchmarkX/a=1/b=2" is a point of both
+// "BenchmarkX/a=N/b=2" and "BenchmarkX/a=1/b=N".
 func curves(results []Result) map[string][]point {
 	out := map[string][]point{}
 	for _, r := range results {
-		m := curveKey.FindStringSubmatch(r.Name)
-		if m == nil {
-			continue
-		}
-		x, _ := strconv.ParseFloat(m[3], 64)
-		for _, metric := range r.Metrics {
-			key := fmt.Sprintf("%s%s=N%s: %s", m[1], m[2], m[4], metric.Unit)
-			out[key] = append(out[key], point{x, metric.Value})
+		for _, m := range sizeParam.FindAllStringSubmatchIndex(r.Name, -1) {
+			x, _ := strconv.ParseFloat(r.Name[m[4]:m[5]], 64)
+			name := r.Name[:m[4]] + "N" + r.Name[m[5]:]
+			for _, metric := range r.Metrics {
+				key := fmt.Sprintf("%s: %s", name, metric.Unit)
+				out[key] = append(out[key], point{x, metric.Value})
+			}
 		}
 	}
 	for k, pts := range out {
@@ -113,10 +120,11 @@ func curves(results []Result) map[string][]point {
 }
 
 // shape says how a metric grows with N. A per-unit metric (a unit such as
-// "heap-B/simulator") should stay flat; a total (go test's "/op" units count
-// one run at size N) should grow linearly, which its value per unit of N shows.
+// "heap-B/simulator") or a level (memory in MiB) should stay flat; a total
+// (go test's "/op" units count one run at size N) should grow linearly, which
+// its value per unit of N shows.
 func shape(unit string, pts []point) string {
-	perUnit := strings.Contains(unit, "/") && !strings.HasSuffix(unit, "/op")
+	perUnit := strings.Contains(unit, "/") && !strings.HasSuffix(unit, "/op") || strings.HasSuffix(unit, "MiB")
 	ratios := make([]float64, len(pts))
 	for i, p := range pts {
 		ratios[i] = p.value
@@ -183,6 +191,12 @@ func markdown(rep Report) string {
 			fmt.Fprintf(&b, "| %s | %s | %s |\n", k, strings.Join(values, ", "), shape(unit, pts))
 		}
 	}
+	if len(rep.Notes) > 0 {
+		b.WriteString("\n## Notes\n\n")
+		for _, n := range rep.Notes {
+			fmt.Fprintf(&b, "- %s\n", n)
+		}
+	}
 	return b.String()
 }
 
@@ -247,7 +261,7 @@ func main() {
 	flag.StringVar(&rep.Date, "date", "", "date of the run")
 	flag.StringVar(&rep.Machine, "machine", "", "the machine")
 	flag.Parse()
-	results, err := parse(*in)
+	results, notes, err := parse(*in)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "benchreport:", err)
 		os.Exit(1)
@@ -256,7 +270,7 @@ func main() {
 		fmt.Fprintf(os.Stderr, "benchreport: no benchmark line in %s\n", *in)
 		os.Exit(1)
 	}
-	rep.Results = results
+	rep.Results, rep.Notes = results, notes
 	data, err := json.MarshalIndent(rep, "", "  ")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "benchreport:", err)

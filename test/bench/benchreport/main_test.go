@@ -17,27 +17,35 @@ BenchmarkRenderConfigSize/profiles=50/sidecars=0-2    32   37441119 ns/op   6532
     some log line BenchmarkNot 1 2 x
 # command: hack/bench.sh idle
 BenchmarkIdle/pods=0-2 1 12.5 heap-MiB 900 heap-B/simulator
+# note: BenchmarkIdle/pods=0: requests other than lease renewals in 60 s: watch configmaps x1
+BenchmarkIdle/pods=3000-2 1 12.6 heap-MiB 900 heap-B/simulator
+BenchmarkIdle/pods=10000-2 1 12.4 heap-MiB 900 heap-B/simulator
 BenchmarkOperatorReactions-2 1 7596939873 ns/op 21.58 deployment-restored-max-ms 16.78 deployment-restored-p50-ms 18 deployment-restored-p99-ms
 `
 	if err := os.WriteFile(raw, []byte(data), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	results, err := parse(raw)
+	results, notes, err := parse(raw)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(results) != 5 {
-		t.Fatalf("%d results, want 5: %+v", len(results), results)
+	if len(results) != 7 {
+		t.Fatalf("%d results, want 7: %+v", len(results), results)
+	}
+	if len(notes) != 1 || notes[0] != "BenchmarkIdle/pods=0: requests other than lease renewals in 60 s: watch configmaps x1" {
+		t.Fatalf("notes %q", notes)
 	}
 	if r := results[3]; r.Name != "BenchmarkIdle/pods=0" || r.Command != "hack/bench.sh idle" || r.Metrics[1] != (Metric{"heap-B/simulator", 900}) {
 		t.Fatalf("last result %+v", r)
 	}
-	md := markdown(Report{Results: results})
+	md := markdown(Report{Results: results, Notes: notes})
 	for _, want := range []string{
 		"| BenchmarkRenderConfigSize/profiles=10/sidecars=0 | ns/op | 7588236 |",
 		"| BenchmarkRenderConfigSize/profiles=N/sidecars=0: ns/op | 1: 704864, 10: 7588236, 50: 37441119 | linear",
 		"| BenchmarkRenderConfigSize/profiles=N/sidecars=0: allocs/op |",
 		"| BenchmarkOperatorReactions | deployment-restored (ms) | p50 16.8, p99 18, max 21.6 |",
+		"| BenchmarkIdle/pods=N: heap-MiB | 0: 12.5, 3000: 12.6, 10000: 12.4 | flat",
+		"- BenchmarkIdle/pods=0: requests other than lease renewals in 60 s: watch configmaps x1",
 	} {
 		if !strings.Contains(md, want) {
 			t.Errorf("the report lacks %q:\n%s", want, md)
@@ -56,6 +64,7 @@ func TestShape(t *testing.T) {
 		{"s", []point{{100, 10}, {1000, 11}, {2000, 12}}, "slower than linear"},
 		{"heap-B/simulator", []point{{100, 900}, {1000, 950}, {2000, 1000}}, "flat"},
 		{"heap-B/simulator", []point{{100, 900}, {1000, 3000}, {2000, 9000}}, "rises with N"},
+		{"rss-MiB", []point{{0, 90}, {3000, 91}, {10000, 88}}, "flat"},
 	} {
 		if got := shape(c.unit, c.pts); !strings.HasPrefix(got, c.want) {
 			t.Errorf("shape(%s, %v) = %q, want %q", c.unit, c.pts, got, c.want)

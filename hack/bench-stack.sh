@@ -48,10 +48,11 @@ heap_mib() {
   curl -skf --max-time 5 --cert "${dir}/cluster/pki/admin.crt" --key "${dir}/cluster/pki/admin.key" "https://$1/metrics" |
     awk '$1 == "go_memstats_heap_alloc_bytes" {printf "%.1f", $2 / 1048576}' || echo 0
 }
-# operator_requests FROM_LINE: the operator's requests after line FROM_LINE
-# of the audit log, one per audit ID (a watch logs when it starts and when it
-# ends), as "verb resource"; requests made as the operator by impersonation are
-# not its own.
+# operator_requests FROM_LINE: the operator's requests with an audit event
+# after line FROM_LINE of the audit log, one per audit ID, as "verb resource";
+# requests made as the operator by impersonation are not its own. A watch the
+# API server ends in the window and the one the informer opens in its place
+# are two.
 operator_requests() {
   tail -n +"$(($1 + 1))" "${CONTROLPLANE_AUDIT_LOG}" | { grep -v '"impersonatedUser"' || true; } |
     awk 'match($0, /"auditID":"[^"]+"/) { id = substr($0, RSTART, RLENGTH); if (seen[id]++) next

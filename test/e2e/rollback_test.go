@@ -207,7 +207,7 @@ func (c *cluster) userConfig(t *testing.T) string {
 func (c *cluster) setUserConfig(t *testing.T, config string) {
 	t.Helper()
 	cms := c.admin.Kube.CoreV1().ConfigMaps(render.OperandNamespace)
-	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+	err := retry.RetryOnConflict(framework.ConflictBackoff, func() error {
 		cm, err := cms.Get(context.Background(), binPackingConfigMap, metav1.GetOptions{})
 		if err != nil {
 			return err

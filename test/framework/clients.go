@@ -6,10 +6,12 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	configclient "github.com/openshift/client-go/config/clientset/versioned"
 	apiextensionsclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -64,12 +66,18 @@ func MustClients(t testing.TB, cfg *rest.Config) *Clients {
 	return c
 }
 
+// ConflictBackoff is how tests retry a write that conflicts with the
+// operator's own: right after a SecondaryScheduler is created the operator
+// writes it several times in a second, longer than client-go's DefaultRetry
+// (5 tries in 50 ms) lasts on a loaded machine. About 10 s in all.
+var ConflictBackoff = wait.Backoff{Steps: 12, Duration: 10 * time.Millisecond, Factor: 2, Jitter: 0.1, Cap: 2 * time.Second}
+
 // UpdateSecondaryScheduler applies mutate to the spec of the SecondaryScheduler
-// singleton, reading it again and retrying (with client-go's backoff) when the
+// singleton, reading it again and retrying (ConflictBackoff) when the
 // operator's own writes make the update conflict.
 func (c *Clients) UpdateSecondaryScheduler(ctx context.Context, mutate func(*secondaryschedulerv1.SecondarySchedulerSpec)) error {
 	client := c.Operator.OperatorV1().SecondarySchedulers()
-	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
+	return retry.RetryOnConflict(ConflictBackoff, func() error {
 		ss, err := client.Get(ctx, secondaryschedulerv1.SingletonName, metav1.GetOptions{})
 		if err != nil {
 			return err

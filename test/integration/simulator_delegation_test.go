@@ -112,7 +112,7 @@ func (d *delegation) create(as *framework.Clients, name string, spec simv1alpha1
 // update applies mutate to the current Simulator as the given user.
 func (d *delegation) update(as *framework.Clients, name string, mutate func(*simv1alpha1.SimulatorSpec)) error {
 	client := as.Operator.SimulationV1alpha1().Simulators(d.ns)
-	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
+	return retry.RetryOnConflict(framework.ConflictBackoff, func() error {
 		sim, err := client.Get(context.Background(), name, metav1.GetOptions{})
 		if err != nil {
 			return err

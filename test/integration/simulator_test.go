@@ -182,7 +182,7 @@ func simctlPod(t *testing.T, env *framework.Env, ns, name string) *corev1.Pod {
 // simctlKubelet writes a Pod's status as the kubelet (or the scheduler) would.
 func simctlKubelet(t *testing.T, env *framework.Env, pod *corev1.Pod, status corev1.PodStatus) {
 	t.Helper()
-	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+	err := retry.RetryOnConflict(framework.ConflictBackoff, func() error {
 		current, err := env.Admin.Kube.CoreV1().Pods(pod.Namespace).Get(context.Background(), pod.Name, metav1.GetOptions{})
 		if err != nil {
 			return err
@@ -448,7 +448,7 @@ func TestSimulatorSpecChangeRecreatesThePod(t *testing.T) {
 
 	update := func(mutate func(*simv1alpha1.Simulator)) {
 		t.Helper()
-		err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		err := retry.RetryOnConflict(framework.ConflictBackoff, func() error {
 			sim := simctlGet(t, env, ns, "sim")
 			mutate(sim)
 			_, err := env.Admin.Operator.SimulationV1alpha1().Simulators(ns).Update(context.Background(), sim, metav1.UpdateOptions{})

@@ -27,6 +27,7 @@ import (
 	"github.com/openshift/secondary-scheduler-operator/bindata"
 	secondaryschedulerv1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render"
+	"github.com/openshift/secondary-scheduler-operator/test/framework"
 )
 
 type corpusCase struct {
@@ -181,7 +182,7 @@ func kubeSchedulerBinary(t *testing.T) string {
 	}
 	if _, err := os.Stat(path); err != nil {
 		msg := fmt.Sprintf("no kube-scheduler binary at %s (build it with hack/controlplane/build.sh, or set KUBE_SCHEDULER)", path)
-		if os.Getenv("CI") != "" {
+		if framework.InCI() {
 			t.Fatal(msg)
 		}
 		t.Skip(msg)

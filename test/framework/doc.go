@@ -19,7 +19,7 @@
 //	}
 //
 // When the binaries are missing, tests that need them are skipped with the command
-// that builds them, except in CI (CI=true) or when KUBEBUILDER_ASSETS is set
+// that builds them, except in CI (InCI: CI=true, 1 or yes) or when KUBEBUILDER_ASSETS is set
 // explicitly: there they fail.
 //
 // Set KUBEBUILDER_ATTACH_CONTROL_PLANE_OUTPUT=true to see the etcd and

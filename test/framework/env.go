@@ -148,9 +148,8 @@ func checkBinaries(build string, names ...string) (string, error) {
 	if len(missing) == 0 {
 		return dir, nil
 	}
-	ci, _ := strconv.ParseBool(os.Getenv("CI"))
 	return dir, &errAssets{
-		mustFail: ci || explicit,
+		mustFail: InCI() || explicit,
 		msg: fmt.Sprintf("control plane binaries %s missing in %s: build them from the repository root with\n\t%s\n"+
 			"(or `make test-integration`, which builds them and runs these tests)",
 			strings.Join(missing, ", "), dir, build),
@@ -161,7 +160,7 @@ func checkBinaries(build string, names ...string) (string, error) {
 // AssetsDir that envtest does not run itself, such as kube-scheduler (which
 // hack/controlplane/build.sh builds without --envtest-only). When it is
 // missing the test is skipped with the command that builds it, or fails as
-// Shared does: in CI (CI=true) or when KUBEBUILDER_ASSETS was set.
+// Shared does: in CI (InCI) or when KUBEBUILDER_ASSETS was set.
 func Binary(t testing.TB, name string) string {
 	t.Helper()
 	dir, err := checkBinaries("hack/controlplane/build.sh", name)

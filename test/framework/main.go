@@ -71,7 +71,7 @@ func runMain(m *testing.M, opts Options) int {
 }
 
 // Shared returns the package's environment started by RunMain. When the binaries
-// are missing it skips the test, or fails it in CI (CI=true) or when
+// are missing it skips the test, or fails it in CI (InCI) or when
 // KUBEBUILDER_ASSETS was set.
 func Shared(t testing.TB) *Env {
 	t.Helper()

@@ -14,6 +14,8 @@ import (
 	"testing"
 
 	"sigs.k8s.io/yaml"
+
+	"github.com/openshift/secondary-scheduler-operator/test/framework"
 )
 
 const (
@@ -28,7 +30,7 @@ func promtool(t *testing.T) string {
 	bin := os.Getenv("PROMTOOL")
 	if bin == "" {
 		// CI must not pass by skipping the only test of the alerts.
-		if os.Getenv("CI") == "true" {
+		if framework.InCI() {
 			t.Fatal("PROMTOOL is not set: run `make test-rules`, which builds promtool and sets it")
 		}
 		t.Skip("PROMTOOL is not set: `make test-rules` builds promtool and runs these tests")

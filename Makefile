@@ -9,30 +9,36 @@ VERSION_PKG := github.com/openshift/secondary-scheduler-operator/pkg/version
 LDFLAGS := -X $(VERSION_PKG).versionFromGit=$(GIT_VERSION) -X $(VERSION_PKG).commitFromGit=$(GIT_COMMIT) \
 	-X $(VERSION_PKG).buildDate=$(shell date -u +%Y-%m-%dT%H:%M:%SZ)
 
-.PHONY: all build test test-unit test-rules test-configdiff test-integration test-e2e test-faults bench verify update update-codegen vendor controlplane clean
+.PHONY: all build test prereqs promtool test-unit test-rules test-configdiff test-integration test-e2e test-faults bench verify update update-codegen vendor controlplane clean
 
 all: build
 
 build:
 	go build -ldflags "$(LDFLAGS)" -o $(BINARY) ./cmd/secondary-scheduler-operator
 
-# The tests the README names: unit, then integration and e2e against a real control plane.
-# Sequential on purpose, even under make -j: integration only after unit passed.
+# The tests the README names: hack/prereqs.sh, unit, then integration and e2e against
+# a real control plane. hack/test.sh runs these targets one by one (sequential on
+# purpose, even under make -j: integration only after unit passed), each build a
+# tier needs as a step of its own (promtool, controlplane, build), and ends, also
+# on a failure, with a table of the time each step took.
 test:
-	$(MAKE) test-unit
-	$(MAKE) test-rules
-	$(MAKE) test-configdiff
-	$(MAKE) test-integration
-	$(MAKE) test-e2e
-	$(MAKE) test-faults
+	MAKE='$(MAKE)' hack/test.sh
+
+# What make test needs from the machine (root able to make network namespaces,
+# flock, openssl, curl, make, ip, the Go of the go.mod files, free disk), one line
+# for each thing missing. PREREQS_FLAGS=--install apt-get installs missing packages.
+prereqs:
+	hack/prereqs.sh $(PREREQS_FLAGS)
 
 test-unit:
 	go test ./cmd/... ./pkg/... ./test/manifests/... ./test/bench/benchreport/...
 
 # The alerts of the PrometheusRule in manifests/optional, by a real promtool
 # (built from hack/tools/promtool), on the synthetic series in test/rules/testdata.
-test-rules:
+promtool:
 	hack/tools/build-promtool.sh
+
+test-rules: promtool
 	PROMTOOL=$(CURDIR)/_output/tools/promtool go test ./test/rules/... -count=1
 
 # The operator's scheduler-config validation against the real kube-scheduler
@@ -46,7 +52,7 @@ controlplane:
 
 # etcd + kube-apiserver (envtest) with our CRDs, and the kube-scheduler binary that
 # test/integration/schedulermetrics runs against them. KUBEBUILDER_ASSETS set explicitly
-# makes a missing binary fail the tests instead of skipping them (as CI=true does).
+# makes a missing binary fail the tests instead of skipping them (as CI does: framework.InCI).
 test-integration: controlplane
 	KUBEBUILDER_ASSETS=$(CURDIR)/_output/controlplane/bin go test ./test/framework/... ./test/integration/... -count=1 -timeout 30m
 

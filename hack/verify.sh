@@ -12,6 +12,25 @@ if [[ -n "$unformatted" ]]; then
   exit 1
 fi
 
+# README.md names the Go that the go.mod files need, as hack/prereqs.sh checks it.
+go_needed=$(hack/prereqs.sh --go-version)
+if ! grep -q "Go ${go_needed} or newer" README.md; then
+  echo "README.md must name \"Go ${go_needed} or newer\": the highest go line of the go.mod files (hack/prereqs.sh --go-version)" >&2
+  exit 1
+fi
+
+# Whether a run is CI is decided in one place: framework.InCI (test/framework/ci.go)
+# for Go, in_ci (hack/lib/ci.sh) for scripts.
+ci_readers=$(
+  git grep --untracked -n -E 'os\.(Getenv|LookupEnv)\("CI"\)' -- '*.go' ':!vendor/' ':!test/framework/ci.go' || true
+  git grep --untracked -n -E '\$\{?CI([^A-Za-z0-9_]|$)|\$\(CI\)' -- '*.sh' Makefile .ci/ ':!hack/lib/ci.sh' || true
+)
+if [[ -n "$ci_readers" ]]; then
+  echo "read CI through framework.InCI() (Go) or in_ci of hack/lib/ci.sh (scripts), not directly:" >&2
+  echo "$ci_readers" >&2
+  exit 1
+fi
+
 # Regenerate into the work tree and compare every generated file's content before and after.
 generated=(pkg/apis pkg/generated manifests vendor go.mod go.sum)
 fingerprint() { git ls-files -co --exclude-standard -- "${generated[@]}" | sort | xargs sha256sum; }
@@ -21,7 +40,7 @@ fingerprint >"$before"
 # With an empty module cache, as on a new machine: a generator script that
 # relies on a module being downloaded already fails here, not only in CI.
 fresh_modcache=$(mktemp -d)
-trap 'rm -f "$before"; GOMODCACHE="$fresh_modcache" GOFLAGS= go clean -modcache; rm -rf "$fresh_modcache"' EXIT
+trap 'rm -f "$before"; GOMODCACHE="$fresh_modcache" GOFLAGS="" go clean -modcache; rm -rf "$fresh_modcache"' EXIT
 GOMODCACHE="$fresh_modcache" hack/update-codegen.sh >/dev/null
 flock /tmp/secondary-scheduler-operator-vendor.lock sh -c 'GOFLAGS= go mod tidy && GOFLAGS= go mod vendor' 
 if ! diff -u "$before" <(fingerprint); then

@@ -1,6 +1,8 @@
 // Command benchreport turns the output of `make bench` (go test -bench output,
 // each run preceded by a "# command: ..." line) into docs/benchmarks.md and a
-// JSON file with the same figures.
+// JSON file with the same figures. What follows the handWritten marker in the
+// markdown it replaces (sections about figures make bench does not measure,
+// such as the cold CI run) is kept at the end of the new one.
 //
 //	benchreport -in RAW -md docs/benchmarks.md -json docs/benchmarks.json \
 //	  -commit SHA -date DATE -machine "2 cores, ..."
@@ -160,7 +162,8 @@ func shape(unit string, pts []point) string {
 func markdown(rep Report) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Benchmarks\n\nWritten by `make bench` (hack/bench.sh), which reproduces every figure here. "+
-		"Do not edit: run it again.\n\n- commit: %s\n- date: %s\n- machine: %s\n", rep.Commit, rep.Date, rep.Machine)
+		"Do not edit: run it again. Only the sections after the marker at the end are written by hand; make bench keeps them.\n\n"+
+		"- commit: %s\n- date: %s\n- machine: %s\n", rep.Commit, rep.Date, rep.Machine)
 	command := "\x00"
 	for _, r := range rep.Results {
 		if r.Command != command {
@@ -198,6 +201,19 @@ func markdown(rep Report) string {
 		}
 	}
 	return b.String()
+}
+
+// handWrittenMarker starts the part of the markdown written by hand.
+const handWrittenMarker = "<!-- Written by hand from here on; make bench keeps it. -->"
+
+// handWritten returns what follows the marker in old, the marker included,
+// after a blank line; "" without the marker.
+func handWritten(old string) string {
+	i := strings.Index(old, handWrittenMarker)
+	if i < 0 {
+		return ""
+	}
+	return "\n" + strings.TrimRight(old[i:], "\n") + "\n"
 }
 
 // quantile matches a unit such as "deployment-restored-p50-ms".
@@ -280,7 +296,12 @@ func main() {
 		fmt.Fprintln(os.Stderr, "benchreport:", err)
 		os.Exit(1)
 	}
-	if err := os.WriteFile(*md, []byte(markdown(rep)), 0o644); err != nil {
+	old, err := os.ReadFile(*md)
+	if err != nil && !os.IsNotExist(err) {
+		fmt.Fprintln(os.Stderr, "benchreport:", err)
+		os.Exit(1)
+	}
+	if err := os.WriteFile(*md, []byte(markdown(rep)+handWritten(string(old))), 0o644); err != nil {
 		fmt.Fprintln(os.Stderr, "benchreport:", err)
 		os.Exit(1)
 	}

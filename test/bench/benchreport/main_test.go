@@ -71,3 +71,23 @@ func TestShape(t *testing.T) {
 		}
 	}
 }
+
+// TestHandWritten: the sections after the marker survive a new report; a
+// report without the marker has nothing to keep.
+func TestHandWritten(t *testing.T) {
+	old := markdown(Report{Commit: "old"}) + "\n" + handWrittenMarker + "\n\n## Cold CI run\n\n41 minutes.\n\n"
+	kept := handWritten(old)
+	if kept != "\n"+handWrittenMarker+"\n\n## Cold CI run\n\n41 minutes.\n" {
+		t.Errorf("kept %q", kept)
+	}
+	md := markdown(Report{Commit: "new"}) + kept
+	if !strings.Contains(md, "- commit: new") || strings.Contains(md, "- commit: old") || !strings.HasSuffix(md, "41 minutes.\n") {
+		t.Errorf("new report:\n%s", md)
+	}
+	if handWritten(md) != kept {
+		t.Errorf("a second run keeps %q, want %q", handWritten(md), kept)
+	}
+	if got := handWritten(markdown(Report{})); got != "" {
+		t.Errorf("without the marker: kept %q", got)
+	}
+}

@@ -26,6 +26,7 @@ import (
 
 	"github.com/openshift/secondary-scheduler-operator/pkg/generated/clientset/versioned"
 	"github.com/openshift/secondary-scheduler-operator/pkg/generated/informers/externalversions"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/admissionguardcontroller"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/configobservation/configobservercontroller"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/metrics"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/operandstatuscontroller"
@@ -104,12 +105,18 @@ func RunOperator(ctx context.Context, cc *controllercmd.ControllerContext) error
 		}
 		controllers = append(controllers, openShiftControllers...)
 	}
+	guard, err := newAdmissionGuard(crConfig, operatorClient, kubeClient, cc)
+	if err != nil {
+		return err
+	}
+	controllers = append(controllers, guard.controller)
 	metrics.CountSimulatorsWith(simulatorcontroller.CountByPhase(crInformers.Simulation().V1alpha1().Simulators().Lister()))
 	simulators := simulatorcontroller.NewSimulatorController(kubeClient, crClient, simulatorcontroller.Informers{
 		Simulators:      crInformers.Simulation().V1alpha1().Simulators(),
 		Pods:            simulatorObjects.Core().V1().Pods(),
 		Services:        simulatorObjects.Core().V1().Services(),
 		NetworkPolicies: simulatorObjects.Networking().V1().NetworkPolicies(),
+		Guard:           guard.verdicts,
 	}, cc.EventRecorder)
 
 	for _, start := range []func(<-chan struct{}){kubeInformers.Start, crInformers.Start, simulatorObjects.Start, grantableRole.Start, waitingPods.Start} {
@@ -124,6 +131,28 @@ func RunOperator(ctx context.Context, cc *controllercmd.ControllerContext) error
 	go simulators.Run(ctx, simulatorWorkers)
 	<-ctx.Done()
 	return nil
+}
+
+// admissionGuard is the controller that checks the Simulator admission guard
+// and the verdicts the Simulator controller reads.
+type admissionGuard struct {
+	controller factory.Controller
+	verdicts   *admissionguardcontroller.Verdicts
+}
+
+// newAdmissionGuard builds the guard's controller, whose probe impersonates
+// the probe's identity.
+func newAdmissionGuard(crConfig *rest.Config, operatorClient operatorclient.Interface, kubeClient kubernetes.Interface,
+	cc *controllercmd.ControllerContext) (admissionGuard, error) {
+	probeClient, err := versioned.NewForConfig(admissionguardcontroller.ProbeConfig(crConfig))
+	if err != nil {
+		return admissionGuard{}, err
+	}
+	verdicts := admissionguardcontroller.NewVerdicts()
+	return admissionGuard{
+		controller: admissionguardcontroller.New(operatorClient, kubeClient, probeClient, verdicts, cc.EventRecorder),
+		verdicts:   verdicts,
+	}, nil
 }
 
 // newOpenShiftControllers are the controllers that exist only on OpenShift: the

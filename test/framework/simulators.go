@@ -15,6 +15,7 @@ import (
 	simv1alpha1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/simulation/v1alpha1"
 	"github.com/openshift/secondary-scheduler-operator/pkg/generated/clientset/versioned"
 	siminformers "github.com/openshift/secondary-scheduler-operator/pkg/generated/informers/externalversions"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/admissionguardcontroller"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/simulatorcontroller"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/trim"
 )
@@ -22,7 +23,9 @@ import (
 // RunSimulatorController runs the simulator controller alone until the test ends,
 // with clients from cfg at qps (burst 2*qps), its requests counted and its
 // informers limited to namespace ("" for all) and trimmed as the operator's
-// are. It returns the request counter and the recorder of its events.
+// are. It returns the request counter and the recorder of its events. The
+// admission guard counts as intact: the tests of the guard run the whole
+// operator (RunOperator), whose guard controller checks it.
 func RunSimulatorController(t testing.TB, cfg *rest.Config, namespace string, workers, qps int) (*RequestCounter, events.InMemoryRecorder) {
 	t.Helper()
 	counted, counter := CountRequests(cfg)
@@ -34,11 +37,14 @@ func RunSimulatorController(t testing.TB, cfg *rest.Config, namespace string, wo
 	simInformers := siminformers.NewSharedInformerFactoryWithOptions(sims, 10*time.Minute, siminformers.WithNamespace(namespace),
 		siminformers.WithTransform(trim.Objects))
 	recorder := events.NewInMemoryRecorder("simulator-controller-test", clock.RealClock{})
+	guard := admissionguardcontroller.NewVerdicts()
+	guard.Set(admissionguardcontroller.Verdict{Intact: true})
 	ctrl := simulatorcontroller.NewSimulatorController(kube, sims, simulatorcontroller.Informers{
 		Simulators:      simInformers.Simulation().V1alpha1().Simulators(),
 		Pods:            kubeInformers.Core().V1().Pods(),
 		Services:        kubeInformers.Core().V1().Services(),
 		NetworkPolicies: kubeInformers.Networking().V1().NetworkPolicies(),
+		Guard:           guard,
 	}, recorder)
 	RunInBackground(t, func(ctx context.Context) {
 		kubeInformers.Start(ctx.Done())

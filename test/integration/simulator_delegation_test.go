@@ -19,6 +19,7 @@ import (
 	"k8s.io/client-go/discovery/cached/memory"
 	"k8s.io/client-go/restmapper"
 	"k8s.io/client-go/util/retry"
+	"k8s.io/utils/ptr"
 
 	simv1alpha1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/simulation/v1alpha1"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/simulatorcontroller"
@@ -259,10 +260,29 @@ func TestSimulatorDelegation(t *testing.T) {
 		}
 	})
 
-	t.Run("updates that leave the Pod's fields alone are allowed", func(t *testing.T) {
+	t.Run("etcdURL and CORS origins are pod fields beside a template or another image", func(t *testing.T) {
 		cors := func(s *simv1alpha1.SimulatorSpec) { s.CORSAllowedOriginList = []string{"https://ui.example.com"} }
+		etcd := func(s *simv1alpha1.SimulatorSpec) { s.EtcdURL = ptr.To("http://etcd.example:2379") }
+		d.expectRefused(t, d.update(d.member, "creator-secret-volume", cors), "spec.corsAllowedOriginList")
+		d.expectRefused(t, d.update(d.member, "creator-other-image", etcd), "spec.etcdURL")
+		if err := d.update(d.podCreator, "creator-secret-volume", cors); err != nil {
+			t.Errorf("the pod creator sets CORS origins beside a template: %v", err)
+		}
+		// On a default Simulator they configure a default Pod: no right needed.
+		for _, mutate := range []func(*simv1alpha1.SimulatorSpec){cors, etcd} {
+			if err := d.update(d.member, "plain", mutate); err != nil {
+				t.Errorf("plain: %v", err)
+			}
+		}
+		if err := d.update(d.member, "plain", func(s *simv1alpha1.SimulatorSpec) { s.EtcdURL = nil }); err != nil {
+			t.Errorf("plain: %v", err)
+		}
+	})
+
+	t.Run("updates that leave the Pod's fields alone are allowed", func(t *testing.T) {
+		ports := func(s *simv1alpha1.SimulatorSpec) { s.SimulatorServerPort = 1313 }
 		for _, name := range []string{"plain", "creator-secret-volume", "creator-other-image"} {
-			if err := d.update(d.member, name, cors); err != nil {
+			if err := d.update(d.member, name, ports); err != nil {
 				t.Errorf("%s: %v", name, err)
 			}
 		}

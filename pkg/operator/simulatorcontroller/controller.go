@@ -13,6 +13,9 @@
 //   - the clients built from a rest.Config with QPS >= ClientQPS and Burst >=
 //     ClientBurst (client-go's default 5 QPS would take 10 minutes to start 1,000
 //     simulators);
+//   - the admission guard's verdicts (admissionguardcontroller.Verdicts): a
+//     Simulator that sets GuardedFields gets no Pod while the guard is not
+//     intact;
 //   - Run(ctx, DefaultWorkers).
 //
 // RBAC: simulators get/list/watch; simulators/status update; simulators/finalizers
@@ -100,6 +103,7 @@ type simulatorController struct {
 	podLister     corev1listers.PodLister
 	serviceLister corev1listers.ServiceLister
 	policyLister  networkingv1listers.NetworkPolicyLister
+	guard         Guard
 	writes        *recentWrites
 	backoff       *replaceBackoff
 	clock         clock.PassiveClock
@@ -107,14 +111,16 @@ type simulatorController struct {
 	recorderFor func(*simv1alpha1.Simulator) events.Recorder
 }
 
-// Informers are what the controller reads: the Simulators, and the Pods,
+// Informers are what the controller reads: the Simulators, the Pods,
 // Services and NetworkPolicies of a kube informer factory built with
-// InformerOption (only the objects this controller made).
+// InformerOption (only the objects this controller made), and the admission
+// guard's verdict (required).
 type Informers struct {
 	Simulators      siminformers.SimulatorInformer
 	Pods            corev1informers.PodInformer
 	Services        corev1informers.ServiceInformer
 	NetworkPolicies networkingv1informers.NetworkPolicyInformer
+	Guard           Guard
 }
 
 // NewSimulatorController returns the controller that runs a simulator for every
@@ -135,6 +141,10 @@ func NewSimulatorController(kubeClient kubernetes.Interface, simClient versioned
 func newSimulatorController(kubeClient kubernetes.Interface, simClient versioned.Interface, informers Informers, recorder events.Recorder,
 	recorderFor func(*simv1alpha1.Simulator) events.Recorder, clk clock.PassiveClock) factory.Controller {
 	simInformer, podInformer, serviceInformer, policyInformer := informers.Simulators, informers.Pods, informers.Services, informers.NetworkPolicies
+	if informers.Guard == nil {
+		// Without it Simulators would run unguarded: a wiring mistake.
+		panic("simulatorcontroller: Informers.Guard is required")
+	}
 	podIndexer := podInformer.Informer().GetIndexer()
 	if _, ok := podIndexer.GetIndexers()[podsBySimulatorIndex]; !ok {
 		if err := podInformer.Informer().AddIndexers(cache.Indexers{podsBySimulatorIndex: ownerKeys}); err != nil {
@@ -150,6 +160,7 @@ func newSimulatorController(kubeClient kubernetes.Interface, simClient versioned
 		podLister:     podInformer.Lister(),
 		serviceLister: serviceInformer.Lister(),
 		policyLister:  policyInformer.Lister(),
+		guard:         informers.Guard,
 		writes:        newRecentWrites(clk, recentWritesTTL),
 		backoff:       newReplaceBackoff(),
 		clock:         clk,
@@ -159,6 +170,7 @@ func newSimulatorController(kubeClient kubernetes.Interface, simClient versioned
 		WithSync(metrics.InstrumentSync(ControllerName, c.sync)).
 		WithInformersQueueKeysFunc(simulatorKey, simInformer.Informer()).
 		WithInformersQueueKeysFunc(ownerKeysOf, podInformer.Informer(), serviceInformer.Informer(), policyInformer.Informer()).
+		WithInformersQueueKeysFunc(c.guardedKeys, informers.Guard).
 		ToController(ControllerName, recorder)
 }
 
@@ -215,6 +227,11 @@ func (c *simulatorController) sync(ctx context.Context, syncCtx factory.SyncCont
 	if err != nil {
 		klog.V(2).InfoS("Invalid Simulator", "simulator", klog.KObj(sim), "err", err)
 		return c.updateStatus(ctx, recorder, sim, invalidSpec(err), "")
+	}
+	if fields := GuardedFields(sim); len(fields) > 0 {
+		if intact, why := c.guard.Intact(); !intact {
+			return c.syncHeldBack(ctx, recorder, sim, rendered, fields, why)
+		}
 	}
 
 	var errs []error

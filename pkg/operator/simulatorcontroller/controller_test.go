@@ -27,6 +27,7 @@ import (
 	simv1alpha1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/simulation/v1alpha1"
 	simfake "github.com/openshift/secondary-scheduler-operator/pkg/generated/clientset/versioned/fake"
 	siminformers "github.com/openshift/secondary-scheduler-operator/pkg/generated/informers/externalversions"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/admissionguardcontroller"
 )
 
 // harness runs sync against fake clients whose informer stores the test fills by
@@ -40,10 +41,13 @@ type harness struct {
 	services cache.Store
 	ctrl     factory.Controller
 	recorder events.InMemoryRecorder
+	// guard is intact unless a test says otherwise.
+	guard *admissionguardcontroller.Verdicts
 }
 
 func newHarness(t *testing.T, sim *simv1alpha1.Simulator) *harness {
-	h := &harness{t: t, kube: kubefake.NewClientset(), sims: simfake.NewClientset(sim)}
+	h := &harness{t: t, kube: kubefake.NewClientset(), sims: simfake.NewClientset(sim), guard: admissionguardcontroller.NewVerdicts()}
+	h.guard.Set(admissionguardcontroller.Verdict{Intact: true})
 	kubeInformers := kubeinformers.NewSharedInformerFactoryWithOptions(h.kube, 0, InformerOption())
 	simInformers := siminformers.NewSharedInformerFactory(h.sims, 0)
 	simInformer := simInformers.Simulation().V1alpha1().Simulators()
@@ -51,7 +55,7 @@ func newHarness(t *testing.T, sim *simv1alpha1.Simulator) *harness {
 	serviceInformer := kubeInformers.Core().V1().Services()
 	policyInformer := kubeInformers.Networking().V1().NetworkPolicies()
 	h.recorder = events.NewInMemoryRecorder("test", clocktesting.NewFakePassiveClock(time.Now()))
-	h.ctrl = newSimulatorController(h.kube, h.sims, Informers{simInformer, podInformer, serviceInformer, policyInformer}, h.recorder,
+	h.ctrl = newSimulatorController(h.kube, h.sims, Informers{simInformer, podInformer, serviceInformer, policyInformer, h.guard}, h.recorder,
 		func(*simv1alpha1.Simulator) events.Recorder { return h.recorder },
 		clocktesting.NewFakePassiveClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)))
 	// Like the API server, a write gets a new, higher resourceVersion.

@@ -44,7 +44,8 @@ test-rules: promtool
 # The operator's scheduler-config validation against the real kube-scheduler
 # binary, on the corpus in test/configdiff/testdata.
 test-configdiff: controlplane
-	KUBE_SCHEDULER=$(CURDIR)/_output/controlplane/bin/kube-scheduler go test ./test/configdiff/... -count=1
+	KUBE_SCHEDULER=$(CURDIR)/_output/controlplane/bin/kube-scheduler SCHEDULER_PLUGINS=$(CURDIR)/_output/controlplane/bin/scheduler-plugins \
+	  go test ./test/configdiff/... -count=1
 
 # Builds (or reuses) the local control plane binaries under _output/controlplane.
 controlplane:

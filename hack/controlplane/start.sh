@@ -154,10 +154,11 @@ launch etcd --name=default --data-dir="${dir}/etcd" \
   --initial-cluster="default=http://127.0.0.1:${etcd_peer_port}" \
   --unsafe-no-fsync=true # a throw-away test cluster: speed over durability
 
-# The audit log records every request of the operator's ServiceAccounts (and
-# nothing else, to stay cheap): tests count what the API server received from
-# the operator, by verb and by token (user.extra credential-id), instead of
-# trusting the operator's own client metrics.
+# The audit log records every request of the operator's ServiceAccounts and of
+# the scheduler's (and nothing else, to stay cheap): tests count what the API
+# server received from the operator, by verb and by token (user.extra
+# credential-id), instead of trusting the operator's own client metrics, and
+# every request the scheduler's identity was refused.
 cat > "${dir}/audit-policy.yaml" <<'EOF'
 apiVersion: audit.k8s.io/v1
 kind: Policy
@@ -165,6 +166,9 @@ omitStages: [RequestReceived]
 rules:
 - level: Metadata
   userGroups: ["system:serviceaccounts:openshift-secondary-scheduler-operator"]
+# The scheduler's own identity: the e2e tier counts its forbidden requests.
+- level: Metadata
+  userGroups: ["system:serviceaccounts:openshift-secondary-scheduler"]
 - level: None
 EOF
 

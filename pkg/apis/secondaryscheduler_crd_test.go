@@ -77,6 +77,9 @@ func TestSecondarySchedulerAdmission(t *testing.T) {
 		{"reserved volume name", func(_, spec map[string]interface{}) {
 			spec["volumes"] = []interface{}{map[string]interface{}{"name": "secondary-scheduler-config", "emptyDir": map[string]interface{}{}}}
 		}, []string{"spec.volumes", "reserved for the operator"}},
+		{"the token volume's name", func(_, spec map[string]interface{}) {
+			spec["volumes"] = []interface{}{map[string]interface{}{"name": "secondary-scheduler-api-access", "emptyDir": map[string]interface{}{}}}
+		}, []string{"spec.volumes", "reserved for the operator"}},
 		{"too many sidecars", func(_, spec map[string]interface{}) { spec["sidecars"] = tooMany }, []string{"spec.sidecars", "must have at most 10 items"}},
 		{"replicas zero", func(_, spec map[string]interface{}) { spec["replicas"] = int64(0) }, []string{"spec.replicas", "greater than or equal to 1"}},
 		{"bad managementState", func(_, spec map[string]interface{}) { spec["managementState"] = "Sometimes" }, []string{"spec.managementState"}},

@@ -76,11 +76,11 @@ func TestRenderPrintsEveryObjectInOrder(t *testing.T) {
 			kinds = append(kinds, strings.TrimPrefix(line, "kind: "))
 		}
 	}
-	want := "Namespace ServiceAccount ClusterRole ClusterRoleBinding ClusterRoleBinding ClusterRoleBinding Role RoleBinding RoleBinding ConfigMap Service Deployment"
+	want := "Namespace ServiceAccount ClusterRole ClusterRoleBinding ClusterRoleBinding Role RoleBinding RoleBinding ConfigMap Service Deployment"
 	if got := strings.Join(kinds, " "); got != want {
 		t.Errorf("kinds:\n got %s\nwant %s", got, want)
 	}
-	if strings.Count(stdout, "---\n") != 12 || !strings.Contains(stdout, "schedulerName: fluence") {
+	if strings.Count(stdout, "---\n") != 11 || !strings.Contains(stdout, "schedulerName: fluence") {
 		t.Errorf("unexpected output:\n%s", stdout)
 	}
 }
@@ -92,11 +92,11 @@ func TestRenderOutputDir(t *testing.T) {
 		t.Fatalf("exit %d, stdout %q, stderr %s", code, stdout, stderr)
 	}
 	files, err := filepath.Glob(filepath.Join(dir, "*.yaml"))
-	if err != nil || len(files) != 12 {
+	if err != nil || len(files) != 11 {
 		t.Fatalf("%d files (%v): %v", len(files), err, files)
 	}
 	if filepath.Base(files[0]) != "00-namespace-openshift-secondary-scheduler.yaml" ||
-		filepath.Base(files[11]) != "11-deployment-secondary-scheduler.yaml" {
+		filepath.Base(files[10]) != "10-deployment-secondary-scheduler.yaml" {
 		t.Errorf("files: %v", files)
 	}
 }

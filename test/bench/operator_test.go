@@ -68,9 +68,9 @@ func BenchmarkOperatorReactions(b *testing.B) {
 			},
 			func(e watch.Event) bool { return e.Type == watch.Added }))
 		report(b, "clusterrolebinding-restored", measure(b, samples,
-			fromNow(kube.RbacV1().ClusterRoleBindings().List, kube.RbacV1().ClusterRoleBindings().Watch, "secondary-scheduler-system-kube-scheduler"),
+			fromNow(kube.RbacV1().ClusterRoleBindings().List, kube.RbacV1().ClusterRoleBindings().Watch, render.OperandBindingName()),
 			func() error {
-				return kube.RbacV1().ClusterRoleBindings().Delete(ctx, "secondary-scheduler-system-kube-scheduler", metav1.DeleteOptions{})
+				return kube.RbacV1().ClusterRoleBindings().Delete(ctx, render.OperandBindingName(), metav1.DeleteOptions{})
 			},
 			func(e watch.Event) bool {
 				_, ok := e.Object.(*rbacv1.ClusterRoleBinding)

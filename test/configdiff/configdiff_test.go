@@ -175,13 +175,19 @@ func overlay(dst, src map[string]interface{}) {
 }
 
 func kubeSchedulerBinary(t *testing.T) string {
-	path := os.Getenv("KUBE_SCHEDULER")
+	return controlPlaneBinary(t, "KUBE_SCHEDULER", "kube-scheduler")
+}
+
+// controlPlaneBinary is the binary the environment variable names, or the one
+// hack/controlplane/build.sh builds; missing, it skips the test, or fails it in CI.
+func controlPlaneBinary(t *testing.T, env, name string) string {
+	path := os.Getenv(env)
 	if path == "" {
 		_, file, _, _ := runtime.Caller(0)
-		path = filepath.Join(filepath.Dir(file), "..", "..", "_output", "controlplane", "bin", "kube-scheduler")
+		path = filepath.Join(filepath.Dir(file), "..", "..", "_output", "controlplane", "bin", name)
 	}
 	if _, err := os.Stat(path); err != nil {
-		msg := fmt.Sprintf("no kube-scheduler binary at %s (build it with hack/controlplane/build.sh, or set KUBE_SCHEDULER)", path)
+		msg := fmt.Sprintf("no %s binary at %s (build it with hack/controlplane/build.sh, or set %s)", name, path, env)
 		if framework.InCI() {
 			t.Fatal(msg)
 		}

@@ -23,6 +23,9 @@ import (
 // a request came with ("JTI=<the token's jti>").
 const credentialIDKey = "authentication.kubernetes.io/credential-id"
 
+// operatorUserPrefix is what the operator's ServiceAccounts are called.
+const operatorUserPrefix = "system:serviceaccount:openshift-secondary-scheduler-operator:"
+
 // operatorRequests are the operator's requests the API server received at or
 // after since, one per request (the last stage recorded of each audit ID), in
 // the order received.
@@ -42,8 +45,10 @@ func (c *cluster) operatorRequests(t *testing.T, since time.Time) []auditv1.Even
 		if err := json.Unmarshal(scanner.Bytes(), &ev); err != nil {
 			continue // a line the API server is still writing
 		}
-		// Requests others make as the operator (impersonating it) are not its.
-		if ev.RequestReceivedTimestamp.Time.Before(since) || ev.ImpersonatedUser != nil {
+		// Requests others make as the operator (impersonating it) are not its,
+		// nor are the scheduler's, which the log holds too.
+		if ev.RequestReceivedTimestamp.Time.Before(since) || ev.ImpersonatedUser != nil ||
+			!strings.HasPrefix(ev.User.Username, operatorUserPrefix) {
 			continue
 		}
 		if i, seen := byID[string(ev.AuditID)]; seen {
@@ -136,4 +141,30 @@ func kubeconfigCredentialID(t *testing.T, kubeconfig string) string {
 		t.Fatalf("%s: the token carries no jti (%v)", kubeconfig, err)
 	}
 	return "JTI=" + claims.JTI
+}
+
+// operandForbidden reads the whole audit log for the requests made with the
+// scheduler's own identity (its token, not an impersonation of it) and returns
+// how many there were and the ones the API server refused with 403.
+func operandForbidden(auditLog string) (int, []auditv1.Event, error) {
+	f, err := os.Open(auditLog)
+	if err != nil {
+		return 0, nil, err
+	}
+	defer f.Close()
+	var total int
+	var forbidden []auditv1.Event
+	scanner := bufio.NewScanner(f)
+	scanner.Buffer(make([]byte, 1<<20), 16<<20)
+	for scanner.Scan() {
+		var ev auditv1.Event
+		if json.Unmarshal(scanner.Bytes(), &ev) != nil || ev.User.Username != operandUser || ev.ImpersonatedUser != nil {
+			continue
+		}
+		total++
+		if ev.ResponseStatus != nil && ev.ResponseStatus.Code == 403 {
+			forbidden = append(forbidden, ev)
+		}
+	}
+	return total, forbidden, scanner.Err()
 }

@@ -16,6 +16,7 @@
 package e2e
 
 import (
+	"flag"
 	"fmt"
 	"os"
 	"strings"
@@ -64,7 +65,37 @@ func TestMain(m *testing.M) {
 		}
 		stack = c
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	if stack != nil && code == 0 {
+		code = checkOperandWasNeverForbidden(stack.auditLog)
+	}
+	os.Exit(code)
+}
+
+// checkOperandWasNeverForbidden fails the run when the API server refused any
+// request of the scheduler's identity over the whole run: every real
+// kube-scheduler the tests ran holds exactly the operator's grants, so a 403
+// is a permission the operand role lacks.
+func checkOperandWasNeverForbidden(auditLog string) int {
+	total, forbidden, err := operandForbidden(auditLog)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "e2e: reading the audit log:", err)
+		return 1
+	}
+	fmt.Printf("e2e: the scheduler's identity (%s) made %d requests, %d forbidden\n", operandUser, total, len(forbidden))
+	// The whole tier runs real schedulers; a run narrowed with -run (the fault
+	// suite) may not.
+	if total == 0 && flag.Lookup("test.run").Value.String() == "" {
+		fmt.Fprintln(os.Stderr, "e2e: no request of the scheduler's identity in the audit log: the check saw nothing")
+		return 1
+	}
+	for _, ev := range forbidden {
+		fmt.Fprintf(os.Stderr, "e2e: forbidden: %s %s\n", ev.Verb, ev.RequestURI)
+	}
+	if len(forbidden) > 0 {
+		return 1
+	}
+	return 0
 }
 
 func fromEnv() (*cluster, error) {

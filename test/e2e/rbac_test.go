@@ -9,7 +9,9 @@ import (
 	"testing"
 
 	operatorv1 "github.com/openshift/api/operator/v1"
+	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	secondaryschedulerv1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render"
@@ -28,7 +30,19 @@ const operandUser = "system:serviceaccount:" + render.OperandNamespace + ":" + r
 func TestSidecarRBAC(t *testing.T) {
 	c := needCluster(t)
 	c.applyExample(t, "kubeflux")
-	c.waitReconciled(t)
+	d := c.waitReconciled(t)
+
+	// The token reaches only the containers that mount it: the scheduler, and
+	// Fluxion, which the example has mount it.
+	pod := d.Spec.Template.Spec
+	if a := pod.AutomountServiceAccountToken; a == nil || *a {
+		t.Errorf("the scheduler pod automounts its token (automountServiceAccountToken %v)", a)
+	}
+	for _, ctr := range pod.Containers {
+		if !slices.ContainsFunc(ctr.VolumeMounts, func(m corev1.VolumeMount) bool { return m.Name == secondaryschedulerv1.APIAccessVolumeName }) {
+			t.Errorf("container %s does not mount the token volume %s", ctr.Name, secondaryschedulerv1.APIAccessVolumeName)
+		}
+	}
 
 	for _, check := range []struct {
 		verb, resource string
@@ -92,6 +106,35 @@ func TestSidecarRBAC(t *testing.T) {
 	}
 }
 
+// TestOperandCannotTakeTheDefaultSchedulersLease: the scheduler's identity holds
+// its own lease and nothing of the default scheduler's, asked of the API
+// server by kubectl as that identity.
+func TestOperandCannotTakeTheDefaultSchedulersLease(t *testing.T) {
+	c := needCluster(t)
+	c.applyExample(t, "bin-packing")
+	c.waitReconciled(t)
+	for _, check := range []struct {
+		verb, lease, namespace string
+		allowed                bool
+	}{
+		{"update", "kube-scheduler", "kube-system", false},
+		{"get", "kube-scheduler", "kube-system", false},
+		{"update", "kube-scheduler", "openshift-kube-scheduler", false},
+		{"update", render.OperandName, render.OperandNamespace, true},
+		{"get", render.OperandName, render.OperandNamespace, true},
+	} {
+		want := map[bool]string{true: "yes", false: "no"}[check.allowed]
+		args := []string{"auth", "can-i", check.verb, "leases.coordination.k8s.io/" + check.lease, "-n", check.namespace, "--as=" + operandUser}
+		framework.WaitForWithin(context.Background(), t, reconcileTimeout/4, "kubectl "+strings.Join(args, " ")+" to say "+want, func() (bool, error) {
+			out, _ := c.kubectl(args...)
+			if got := strings.TrimSpace(out); got != want {
+				return false, fmt.Errorf("%q", got)
+			}
+			return true, nil
+		})
+	}
+}
+
 // expectCanI runs `kubectl auth can-i VERB RESOURCE --as=<operand user>`
 // (cluster-wide) and checks its answer.
 func (c *cluster) expectCanI(t *testing.T, verb, resource string, allowed bool) {
@@ -112,4 +155,43 @@ func (c *cluster) expectCanI(t *testing.T, verb, resource string, allowed bool) 
 			return true, nil
 		})
 	t.Logf("kubectl auth can-i %s %s --as=%s: %s", verb, resource, operandUser, got)
+}
+
+// TestOwnedFlagsAreRefused: flags in spec.schedulerContainer.args that would
+// take the default scheduler's lease or another config file never reach the
+// running Deployment; Degraded names the argument.
+func TestOwnedFlagsAreRefused(t *testing.T) {
+	c := needCluster(t)
+	c.applyExample(t, "bin-packing")
+	before := c.waitReconciled(t)
+	ctx := context.Background()
+	for _, tc := range []struct {
+		args  []string
+		words string
+	}{
+		{[]string{"--leader-elect-resource-name=kube-scheduler", "--leader-elect-resource-namespace=kube-system"},
+			"spec.schedulerContainer.args[0]: --leader-elect-resource-name is the operator's"},
+		{[]string{"-v=2", "--config=/etc/other/config.yaml"}, "spec.schedulerContainer.args[1]: --config is the operator's"},
+	} {
+		c.updateSpec(t, func(s *secondaryschedulerv1.SecondarySchedulerSpec) {
+			s.SchedulerContainer = &secondaryschedulerv1.SchedulerContainer{Args: tc.args}
+		})
+		framework.WaitForWithin(ctx, t, reconcileTimeout, "TargetConfigControllerDegraded to name "+tc.args[0], func() (bool, error) {
+			ss, err := c.getCR(ctx)
+			if err != nil {
+				return false, err
+			}
+			cond := condition(ss.Status.Conditions, "TargetConfigControllerDegraded")
+			return cond != nil && cond.Status == operatorv1.ConditionTrue && strings.Contains(cond.Message, tc.words), nil
+		})
+		d, err := c.admin.Kube.AppsV1().Deployments(render.OperandNamespace).Get(ctx, render.OperandName, metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.Generation != before.Generation {
+			t.Errorf("the Deployment changed (generation %d, was %d) for refused args %q", d.Generation, before.Generation, tc.args)
+		}
+	}
+	c.updateSpec(t, func(s *secondaryschedulerv1.SecondarySchedulerSpec) { s.SchedulerContainer = nil })
+	c.waitReconciled(t)
 }

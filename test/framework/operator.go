@@ -33,6 +33,7 @@ var OperatorManifests = []string{
 	"manifests/0000_50_secondary-scheduler-operator_04_clusterrole.yaml",
 	"manifests/0000_50_secondary-scheduler-operator_04_roles.yaml",
 	"manifests/0000_50_secondary-scheduler-operator_04_clusterrole-grantable.yaml",
+	"manifests/0000_50_secondary-scheduler-operator_04_clusterrole-operand.yaml",
 	"manifests/0000_50_secondary-scheduler-operator_05_rbac-bindings.yaml",
 	// Simulators for namespace users: the admission policy and the aggregated roles.
 	"manifests/0000_50_secondary-scheduler-operator_03_simulator-admission.yaml",

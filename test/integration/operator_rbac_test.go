@@ -39,7 +39,8 @@ func TestOperatorRBACBounds(t *testing.T) {
 		{verb: "update", group: "rbac.authorization.k8s.io", resource: "rolebindings", namespace: system,
 			name: "secondary-scheduler-extension-apiserver-authentication-reader"},
 		{verb: "bind", group: "rbac.authorization.k8s.io", resource: "roles", namespace: system, name: "extension-apiserver-authentication-reader"},
-		{verb: "bind", group: "rbac.authorization.k8s.io", resource: "clusterroles", name: "system:kube-scheduler"},
+		{verb: "bind", group: "rbac.authorization.k8s.io", resource: "clusterroles", name: "secondary-scheduler-operand"},
+		{verb: "delete", group: "rbac.authorization.k8s.io", resource: "clusterrolebindings", name: "secondary-scheduler-system-kube-scheduler"},
 		{verb: "update", group: "coordination.k8s.io", resource: "leases", namespace: own, name: "secondary-scheduler-operator-lock"},
 		{verb: "update", group: "coordination.k8s.io", resource: "leases", namespace: operand, name: "secondary-scheduler"},
 		{verb: "delete", group: "config.openshift.io", resource: "clusteroperators", name: "secondary-scheduler"},
@@ -58,6 +59,11 @@ func TestOperatorRBACBounds(t *testing.T) {
 		{verb: "update", group: "rbac.authorization.k8s.io", resource: "rolebindings", namespace: system, name: "system:controller:bootstrap-signer"},
 		{verb: "delete", group: "rbac.authorization.k8s.io", resource: "roles", namespace: operand, name: "someone-elses"},
 		{verb: "update", group: "rbac.authorization.k8s.io", resource: "clusterroles", name: "cluster-admin"},
+		// The system scheduler roles hold the default scheduler's lock: not bound any more.
+		{verb: "bind", group: "rbac.authorization.k8s.io", resource: "clusterroles", name: "system:kube-scheduler"},
+		{verb: "bind", group: "rbac.authorization.k8s.io", resource: "clusterroles", name: "system:volume-scheduler"},
+		// Its scheduler's ClusterRole is the cluster-version operator's to write.
+		{verb: "update", group: "rbac.authorization.k8s.io", resource: "clusterroles", name: "secondary-scheduler-operand"},
 		{verb: "delete", group: "rbac.authorization.k8s.io", resource: "clusterrolebindings", name: "cluster-admin"},
 		{verb: "bind", group: "rbac.authorization.k8s.io", resource: "clusterroles", name: "cluster-admin"},
 		{verb: "escalate", group: "rbac.authorization.k8s.io", resource: "clusterroles", name: "secondary-scheduler-extra"},

@@ -13,6 +13,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 
 	secondaryschedulerv1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render"
@@ -54,11 +55,11 @@ func TestOperandIsCreatedAndRepaired(t *testing.T) {
 		}, func() error {
 			return kube.CoreV1().ServiceAccounts(operandNS).Delete(ctx, operand, metav1.DeleteOptions{})
 		}},
-		{"ClusterRoleBinding system:kube-scheduler", func() error {
-			_, err := kube.RbacV1().ClusterRoleBindings().Get(ctx, "secondary-scheduler-system-kube-scheduler", metav1.GetOptions{})
+		{"ClusterRoleBinding to the operand role", func() error {
+			_, err := kube.RbacV1().ClusterRoleBindings().Get(ctx, render.OperandBindingName(), metav1.GetOptions{})
 			return err
 		}, func() error {
-			return kube.RbacV1().ClusterRoleBindings().Delete(ctx, "secondary-scheduler-system-kube-scheduler", metav1.DeleteOptions{})
+			return kube.RbacV1().ClusterRoleBindings().Delete(ctx, render.OperandBindingName(), metav1.DeleteOptions{})
 		}},
 		{"ClusterRole extra", func() error {
 			_, err := kube.RbacV1().ClusterRoles().Get(ctx, render.ExtraRBACName, metav1.GetOptions{})
@@ -313,6 +314,38 @@ func TestBadInputNeverReachesTheRunningScheduler(t *testing.T) {
 			},
 			messages: []string{"spec.rbac.clusterRules[0]", "get secrets", "secondary-scheduler-operator-grantable", "Nothing was applied"},
 		},
+		{
+			name: "the default scheduler's lease in the args",
+			apply: func(t *testing.T) {
+				o.setArgs(t, "-v=4", "--leader-elect-resource-name=kube-scheduler", "--leader_elect_resource_namespace=kube-system")
+			},
+			restore:  func(t *testing.T) { o.setArgs(t) },
+			messages: []string{"spec.schedulerContainer.args[1]: --leader-elect-resource-name is the operator's", "spec.schedulerContainer.args[2]: --leader-elect-resource-namespace"},
+		},
+		{
+			name:     "another config file in the args",
+			apply:    func(t *testing.T) { o.setArgs(t, "--config=/tmp/mine.yaml") },
+			restore:  func(t *testing.T) { o.setArgs(t) },
+			messages: []string{"spec.schedulerContainer.args[0]: --config is the operator's", "spec.schedulerConfig"},
+		},
+		{
+			name:     "a misspelt flag",
+			apply:    func(t *testing.T) { o.setArgs(t, "--feature-gate=X=true") },
+			restore:  func(t *testing.T) { o.setArgs(t) },
+			messages: []string{"spec.schedulerContainer.args[0]: --feature-gate is not a kube-scheduler flag"},
+		},
+		{
+			name: "a privileged sidecar",
+			apply: func(t *testing.T) {
+				o.updateSpec(t, func(spec *secondaryschedulerv1.SecondarySchedulerSpec) {
+					spec.Sidecars = []corev1.Container{{Name: "root", Image: "example.com/root:v1", SecurityContext: &corev1.SecurityContext{Privileged: ptr.To(true)}}}
+				})
+			},
+			restore: func(t *testing.T) {
+				o.updateSpec(t, func(spec *secondaryschedulerv1.SecondarySchedulerSpec) { spec.Sidecars = nil })
+			},
+			messages: []string{"spec.sidecars[0]", `Pod Security "baseline"`, "privileged"},
+		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.apply(t)
@@ -367,7 +400,7 @@ func TestManagementStates(t *testing.T) {
 				"Deployment":              getErr(kube.AppsV1().Deployments(operandNS).Get(ctx, operand, metav1.GetOptions{})),
 				"config ConfigMap":        getErr(kube.CoreV1().ConfigMaps(operandNS).Get(ctx, managedConfig.Name, metav1.GetOptions{})),
 				"ServiceAccount":          getErr(kube.CoreV1().ServiceAccounts(operandNS).Get(ctx, operand, metav1.GetOptions{})),
-				"ClusterRoleBinding":      getErr(kube.RbacV1().ClusterRoleBindings().Get(ctx, "secondary-scheduler-system-kube-scheduler", metav1.GetOptions{})),
+				"ClusterRoleBinding":      getErr(kube.RbacV1().ClusterRoleBindings().Get(ctx, render.OperandBindingName(), metav1.GetOptions{})),
 				"ClusterRole extra":       getErr(kube.RbacV1().ClusterRoles().Get(ctx, render.ExtraRBACName, metav1.GetOptions{})),
 				"kube-system RoleBinding": getErr(kube.RbacV1().RoleBindings("kube-system").Get(ctx, "secondary-scheduler-extension-apiserver-authentication-reader", metav1.GetOptions{})),
 			} {
@@ -400,7 +433,7 @@ func TestManagementStates(t *testing.T) {
 			t.Fatal(err)
 		}
 		framework.WaitFor(ctx, t, "the cluster-scoped objects to be deleted", func() (bool, error) {
-			for _, name := range []string{"secondary-scheduler-system-kube-scheduler", "secondary-scheduler-system-volume-scheduler", render.ExtraRBACName} {
+			for _, name := range []string{render.OperandBindingName(), render.ExtraRBACName} {
 				if _, err := kube.RbacV1().ClusterRoleBindings().Get(ctx, name, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
 					return false, fmt.Errorf("ClusterRoleBinding %s still there (%v)", name, err)
 				}
@@ -412,3 +445,14 @@ func TestManagementStates(t *testing.T) {
 }
 
 func getErr[T any](_ T, err error) error { return err }
+
+// setArgs sets spec.schedulerContainer.args (none: unset).
+func (o *operatorUnderTest) setArgs(t *testing.T, args ...string) {
+	t.Helper()
+	o.updateSpec(t, func(spec *secondaryschedulerv1.SecondarySchedulerSpec) {
+		spec.SchedulerContainer = nil
+		if len(args) > 0 {
+			spec.SchedulerContainer = &secondaryschedulerv1.SchedulerContainer{Args: args}
+		}
+	})
+}

@@ -23,6 +23,7 @@ const (
 	operatorServiceAccount = "secondary-scheduler-operator"
 	securityDoc            = "../../docs/security.md"
 	rulesHeading           = "## What the operator holds"
+	operandRulesHeading    = "## What the scheduler pod holds"
 )
 
 // grantedRule is one rule of a Role or ClusterRole bound to the operator, in
@@ -45,8 +46,14 @@ func ruleOf(role, namespace string, r rbacv1.PolicyRule) grantedRule {
 // manifestObjects reads every document of manifests/ (and manifests/optional).
 func manifestObjects(t *testing.T) []map[string]any {
 	t.Helper()
+	return objectsIn(t, "../../manifests/*.yaml", "../../manifests/optional/*.yaml")
+}
+
+// objectsIn reads every document of the files the patterns match.
+func objectsIn(t *testing.T, patterns ...string) []map[string]any {
+	t.Helper()
 	var docs []map[string]any
-	for _, pattern := range []string{"../../manifests/*.yaml", "../../manifests/optional/*.yaml"} {
+	for _, pattern := range patterns {
 		files, err := filepath.Glob(pattern)
 		if err != nil {
 			t.Fatal(err)
@@ -95,6 +102,13 @@ func decode[T any](t *testing.T, obj map[string]any) T {
 // and the roles bound to it that manifests/ do not define ("namespace/name").
 func operatorGrants(t *testing.T) (map[grantedRule]bool, map[string]bool) {
 	t.Helper()
+	return grantsTo(t, manifestObjects(t), operatorNamespace, operatorServiceAccount)
+}
+
+// grantsTo returns the rules objs grant ServiceAccount namespace/name, and
+// the roles bound to it that objs do not define ("namespace/name").
+func grantsTo(t *testing.T, objs []map[string]any, saNamespace, saName string) (map[grantedRule]bool, map[string]bool) {
+	t.Helper()
 	roles := map[string][]rbacv1.PolicyRule{} // "Kind/namespace/name"
 	type binding struct {
 		namespace string
@@ -102,7 +116,7 @@ func operatorGrants(t *testing.T) (map[grantedRule]bool, map[string]bool) {
 		subjects  []rbacv1.Subject
 	}
 	var bindings []binding
-	for _, obj := range manifestObjects(t) {
+	for _, obj := range objs {
 		switch obj["kind"] {
 		case "ClusterRole":
 			r := decode[rbacv1.ClusterRole](t, obj)
@@ -121,7 +135,7 @@ func operatorGrants(t *testing.T) (map[grantedRule]bool, map[string]bool) {
 	rules, external := map[grantedRule]bool{}, map[string]bool{}
 	for _, b := range bindings {
 		if !slices.ContainsFunc(b.subjects, func(s rbacv1.Subject) bool {
-			return s.Kind == "ServiceAccount" && s.Namespace == operatorNamespace && s.Name == operatorServiceAccount
+			return s.Kind == "ServiceAccount" && s.Namespace == saNamespace && s.Name == saName
 		}) {
 			continue
 		}
@@ -143,18 +157,18 @@ func operatorGrants(t *testing.T) (map[grantedRule]bool, map[string]bool) {
 
 var backticked = regexp.MustCompile("`([^`]+)`")
 
-// documentedGrants reads the two tables under rulesHeading in docs/security.md.
-// Every "Needed by" cell must name at least one file of the repository, and
-// every file it names must exist.
-func documentedGrants(t *testing.T) (map[grantedRule]bool, map[string]bool) {
+// documentedGrants reads the two tables under heading in docs/security.md.
+// With neededByFiles, every "Needed by" cell must name at least one file of
+// the repository; every file a cell names must exist.
+func documentedGrants(t *testing.T, heading string, neededByFiles bool) (map[grantedRule]bool, map[string]bool) {
 	t.Helper()
 	data, err := os.ReadFile(securityDoc)
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, section, ok := strings.Cut(string(data), rulesHeading+"\n")
+	_, section, ok := strings.Cut(string(data), heading+"\n")
 	if !ok {
-		t.Fatalf("%s has no %q section", securityDoc, rulesHeading)
+		t.Fatalf("%s has no %q section", securityDoc, heading)
 	}
 	if next := strings.Index(section, "\n## "); next >= 0 {
 		section = section[:next]
@@ -191,7 +205,7 @@ func documentedGrants(t *testing.T) (map[grantedRule]bool, map[string]bool) {
 				t.Errorf("%s names %s, which does not exist: %q", securityDoc, m[1], line)
 			}
 		}
-		if files == 0 && !strings.Contains(neededBy, "the same") {
+		if neededByFiles && files == 0 && !strings.Contains(neededBy, "the same") {
 			t.Errorf("%s: the rule names no code that needs it: %q", securityDoc, line)
 		}
 		switch len(cells) {
@@ -212,21 +226,29 @@ func documentedGrants(t *testing.T) (map[grantedRule]bool, map[string]bool) {
 // docs/security.md does not list fails, and so does a listed rule nothing grants.
 func TestEveryOperatorRuleIsDocumented(t *testing.T) {
 	granted, grantedExternal := operatorGrants(t)
-	documented, documentedExternal := documentedGrants(t)
+	documented, documentedExternal := documentedGrants(t, rulesHeading, true)
 	if len(granted) == 0 {
 		t.Fatal("no rule is bound to the operator's ServiceAccount: the manifests were not read")
 	}
+	compareGrants(t, "the operator", granted, grantedExternal, documented, documentedExternal)
+}
+
+// compareGrants fails on a rule or binding granted to who that the table
+// lacks, and on one the table lists that nothing grants.
+func compareGrants(t *testing.T, who string, granted map[grantedRule]bool, grantedExternal map[string]bool,
+	documented map[grantedRule]bool, documentedExternal map[string]bool) {
+	t.Helper()
 	for _, r := range missingFrom(granted, documented) {
-		t.Errorf("manifests/ grant the operator a rule %s does not list: %+v", securityDoc, r)
+		t.Errorf("%s is granted a rule %s does not list: %+v", who, securityDoc, r)
 	}
 	for _, r := range missingFrom(documented, granted) {
-		t.Errorf("%s lists a rule no manifest grants the operator: %+v", securityDoc, r)
+		t.Errorf("%s lists a rule nothing grants %s: %+v", securityDoc, who, r)
 	}
 	for _, r := range missingFrom(grantedExternal, documentedExternal) {
-		t.Errorf("manifests/ bind the operator to %s, which %s does not list", r, securityDoc)
+		t.Errorf("%s is bound to %s, which %s does not list", who, r, securityDoc)
 	}
 	for _, r := range missingFrom(documentedExternal, grantedExternal) {
-		t.Errorf("%s lists a binding to %s that no manifest makes", securityDoc, r)
+		t.Errorf("%s lists a binding of %s to %s that nothing makes", securityDoc, who, r)
 	}
 }
 
@@ -239,4 +261,17 @@ func missingFrom[K comparable](have, want map[K]bool) []K {
 		}
 	}
 	return out
+}
+
+// TestEveryOperandRuleIsDocumented holds the table of what the scheduler pod's
+// ServiceAccount holds to what manifests/ and the operator's assets grant it
+// (spec.rbac aside: that is the user's, capped by the grantable ClusterRole).
+func TestEveryOperandRuleIsDocumented(t *testing.T) {
+	objs := append(manifestObjects(t), objectsIn(t, "../../bindata/assets/secondary-scheduler/*.yaml")...)
+	granted, grantedExternal := grantsTo(t, objs, "openshift-secondary-scheduler", "secondary-scheduler")
+	documented, documentedExternal := documentedGrants(t, operandRulesHeading, false)
+	if len(granted) < 10 {
+		t.Fatalf("only %d rules are bound to the scheduler's ServiceAccount: the assets were not read", len(granted))
+	}
+	compareGrants(t, "the scheduler's ServiceAccount", granted, grantedExternal, documented, documentedExternal)
 }

@@ -36,10 +36,9 @@ func RelatedObjects() []configv1.ObjectReference {
 		{Resource: "namespaces", Name: OperatorNamespace},
 		{Resource: "namespaces", Name: OperandNamespace},
 	}
-	for _, name := range render.SystemSchedulerBindingNames() {
-		refs = append(refs, configv1.ObjectReference{Group: rbacv1.GroupName, Resource: "clusterrolebindings", Name: name})
-	}
 	return append(refs,
+		configv1.ObjectReference{Group: rbacv1.GroupName, Resource: "clusterroles", Name: render.OperandClusterRoleName},
+		configv1.ObjectReference{Group: rbacv1.GroupName, Resource: "clusterrolebindings", Name: render.OperandBindingName()},
 		configv1.ObjectReference{Group: rbacv1.GroupName, Resource: "clusterroles", Name: render.ExtraRBACName},
 		configv1.ObjectReference{Group: rbacv1.GroupName, Resource: "clusterrolebindings", Name: render.ExtraRBACName},
 	)

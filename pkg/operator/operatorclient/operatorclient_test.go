@@ -13,8 +13,8 @@ func TestRelatedObjects(t *testing.T) {
 		{Group: "operator.openshift.io", Resource: "secondaryschedulers", Name: "cluster"},
 		{Resource: "namespaces", Name: "openshift-secondary-scheduler-operator"},
 		{Resource: "namespaces", Name: "openshift-secondary-scheduler"},
-		{Group: "rbac.authorization.k8s.io", Resource: "clusterrolebindings", Name: "secondary-scheduler-system-kube-scheduler"},
-		{Group: "rbac.authorization.k8s.io", Resource: "clusterrolebindings", Name: "secondary-scheduler-system-volume-scheduler"},
+		{Group: "rbac.authorization.k8s.io", Resource: "clusterroles", Name: "secondary-scheduler-operand"},
+		{Group: "rbac.authorization.k8s.io", Resource: "clusterrolebindings", Name: "secondary-scheduler-operand"},
 		{Group: "rbac.authorization.k8s.io", Resource: "clusterroles", Name: "secondary-scheduler-extra"},
 		{Group: "rbac.authorization.k8s.io", Resource: "clusterrolebindings", Name: "secondary-scheduler-extra"},
 	}

@@ -50,11 +50,10 @@ func renderDeployment(d *appsv1.Deployment, ss *secondaryschedulerv1.SecondarySc
 		})
 	}
 
-	// User containers run exactly as written: no forced UID, read-only root or
-	// probes. The pod-level seccomp default is the only thing they inherit, and
-	// a container's own securityContext overrides it.
-	pod.Containers = append(pod.Containers, spec.Sidecars...)
-	pod.InitContainers = spec.InitContainers
+	// User containers run as written, but one that says nothing of its
+	// security runs restricted: no forced UID, read-only root or probes.
+	pod.Containers = append(pod.Containers, withRestrictedDefaults(spec.Sidecars)...)
+	pod.InitContainers = withRestrictedDefaults(spec.InitContainers)
 	pod.Volumes = append(pod.Volumes, spec.Volumes...)
 
 	replicas := int32(1)
@@ -126,7 +125,8 @@ func schedulerArgs(spec *secondaryschedulerv1.SecondarySchedulerSpec, observed o
 			args = append(args, fmt.Sprintf("--%s=%s", flag, value))
 		}
 	}
-	add("config", configMountPath+"/"+ConfigKey)
+	// Never in the user's args: validateSpec refuses it.
+	args = append(args, "--config="+configMountPath+"/"+ConfigKey)
 	if !hasFlag(user, "v") {
 		args = append(args, fmt.Sprintf("-v=%d", verbosity[spec.LogLevel]))
 	}
@@ -143,14 +143,10 @@ func schedulerArgs(spec *secondaryschedulerv1.SecondarySchedulerSpec, observed o
 	return args
 }
 
-// hasFlag tells whether args set the flag, as -f, --f, -f=x or --f=x.
+// hasFlag tells whether args set the flag, in any spelling kube-scheduler reads.
 func hasFlag(args []string, flag string) bool {
 	for _, a := range args {
-		if !strings.HasPrefix(a, "-") {
-			continue
-		}
-		a = strings.TrimPrefix(strings.TrimPrefix(a, "-"), "-")
-		if a == flag || strings.HasPrefix(a, flag+"=") {
+		if name, _, ok := flagName(a); ok && name == flag {
 			return true
 		}
 	}

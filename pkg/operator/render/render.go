@@ -31,6 +31,9 @@ const (
 	// ExtraRBACName names the ClusterRole, ClusterRoleBinding, Role and RoleBinding
 	// that carry spec.rbac.
 	ExtraRBACName = "secondary-scheduler-extra"
+	// OperandClusterRoleName is what the scheduler's ServiceAccount holds
+	// cluster-wide; it ships in manifests/, and the operator binds it.
+	OperandClusterRoleName = "secondary-scheduler-operand"
 	// ServingCertSecretName is the Secret service-ca issues for the metrics Service.
 	ServingCertSecretName = "secondary-scheduler-serving-cert"
 
@@ -125,17 +128,15 @@ func Render(in Inputs) (*Objects, error) {
 
 	t := templates()
 	o := &Objects{
-		Namespace:      t.namespace.DeepCopy(),
-		ServiceAccount: t.serviceAccount.DeepCopy(),
-		ClusterRoleBindings: []*rbacv1.ClusterRoleBinding{
-			t.kubeSchedulerBinding.DeepCopy(), t.volumeSchedulerBinding.DeepCopy(),
-		},
-		Roles:          []*rbacv1.Role{t.leaderElectionRole.DeepCopy()},
-		RoleBindings:   []*rbacv1.RoleBinding{t.authReaderBinding.DeepCopy(), t.leaderElectionBinding.DeepCopy()},
-		ConfigMap:      t.configMap.DeepCopy(),
-		Service:        t.service.DeepCopy(),
-		SchedulerNames: cfg.schedulerNames,
-		ConfigHash:     cfg.hash,
+		Namespace:           t.namespace.DeepCopy(),
+		ServiceAccount:      t.serviceAccount.DeepCopy(),
+		ClusterRoleBindings: []*rbacv1.ClusterRoleBinding{t.operandBinding.DeepCopy()},
+		Roles:               []*rbacv1.Role{t.leaderElectionRole.DeepCopy()},
+		RoleBindings:        []*rbacv1.RoleBinding{t.authReaderBinding.DeepCopy(), t.leaderElectionBinding.DeepCopy()},
+		ConfigMap:           t.configMap.DeepCopy(),
+		Service:             t.service.DeepCopy(),
+		SchedulerNames:      cfg.schedulerNames,
+		ConfigHash:          cfg.hash,
 	}
 	o.ConfigMap.Name = ConfigMapNameFor(cfg.hash)
 	o.ConfigMap.Annotations = map[string]string{ConfigHashAnnotation: cfg.hash}
@@ -154,6 +155,10 @@ func Render(in Inputs) (*Objects, error) {
 		o.RoleBindings = append(o.RoleBindings, t.extraRoleBinding.DeepCopy())
 	}
 	if o.Deployment, o.TemplateHash, err = renderDeployment(t.deployment.DeepCopy(), ss, observed, cfg.hash, in.ServingCertAvailable); err != nil {
+		return nil, err
+	}
+	checkPodSecurity("SecondaryScheduler "+ss.Name, ss, &o.Deployment.Spec.Template, enforcedLevel(o.Namespace), errs)
+	if err := errs.err(); err != nil {
 		return nil, err
 	}
 	if h := in.RollbackConfigHash; h != "" && h != cfg.hash {

@@ -239,7 +239,7 @@ func TestExtraRBAC(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(objs.ClusterRoles) != 0 || len(objs.Roles) != 1 || len(objs.ClusterRoleBindings) != 2 || len(objs.RoleBindings) != 2 {
+	if len(objs.ClusterRoles) != 0 || len(objs.Roles) != 1 || len(objs.ClusterRoleBindings) != 1 || len(objs.RoleBindings) != 2 {
 		t.Errorf("without spec.rbac: %d ClusterRoles, %d Roles, %d ClusterRoleBindings, %d RoleBindings",
 			len(objs.ClusterRoles), len(objs.Roles), len(objs.ClusterRoleBindings), len(objs.RoleBindings))
 	}
@@ -316,15 +316,16 @@ func TestRenderDoesNotModifyInputs(t *testing.T) {
 }
 
 func TestUserArgsWin(t *testing.T) {
-	in := readInputs(t, "testdata/input/command-override.yaml")
-	in.SecondaryScheduler.Spec.SchedulerContainer.Args = []string{"--config=/mine.yaml", "--v=5"}
+	in := readInputs(t, "testdata/input/minimal.yaml")
+	in.ServingCertAvailable = true
+	in.SecondaryScheduler.Spec.SchedulerContainer = &secondaryschedulerv1.SchedulerContainer{Args: []string{"--tls_cert_file=/mine.crt", "--v=5"}}
 	objs, err := Render(in)
 	if err != nil {
 		t.Fatal(err)
 	}
-	args := objs.Deployment.Spec.Template.Spec.Containers[0].Args
-	if strings.Join(args, " ") != "--config=/mine.yaml --v=5" {
-		t.Errorf("args = %q, want the user's --config and --v only", args)
+	args := strings.Join(objs.Deployment.Spec.Template.Spec.Containers[0].Args, " ")
+	if strings.Count(args, "tls-cert-file") != 0 || strings.Count(args, "tls_cert_file") != 1 || strings.Contains(args, "-v=2") {
+		t.Errorf("args = %q, want the user's serving certificate and -v, not the operator's too", args)
 	}
 }
 

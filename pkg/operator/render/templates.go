@@ -19,8 +19,7 @@ const (
 	assetDir                       = "assets/secondary-scheduler/"
 	NamespaceAsset                 = assetDir + "namespace.yaml"
 	ServiceAccountAsset            = assetDir + "serviceaccount.yaml"
-	KubeSchedulerBindingAsset      = assetDir + "clusterrolebinding-kube-scheduler.yaml"
-	VolumeSchedulerBindingAsset    = assetDir + "clusterrolebinding-volume-scheduler.yaml"
+	OperandBindingAsset            = assetDir + "clusterrolebinding-operand.yaml"
 	AuthenticationReaderAsset      = assetDir + "rolebinding-authentication-reader.yaml"
 	LeaderElectionRoleAsset        = assetDir + "role-leader-election.yaml"
 	LeaderElectionRoleBindingAsset = assetDir + "rolebinding-leader-election.yaml"
@@ -43,8 +42,7 @@ func StaticAssetNames() []string {
 	return []string{
 		NamespaceAsset,
 		ServiceAccountAsset,
-		KubeSchedulerBindingAsset,
-		VolumeSchedulerBindingAsset,
+		OperandBindingAsset,
 		AuthenticationReaderAsset,
 		LeaderElectionRoleAsset,
 		LeaderElectionRoleBindingAsset,
@@ -53,18 +51,18 @@ func StaticAssetNames() []string {
 }
 
 type parsedTemplates struct {
-	namespace                                    *corev1.Namespace
-	serviceAccount                               *corev1.ServiceAccount
-	kubeSchedulerBinding, volumeSchedulerBinding *rbacv1.ClusterRoleBinding
-	authReaderBinding, leaderElectionBinding     *rbacv1.RoleBinding
-	leaderElectionRole                           *rbacv1.Role
-	service                                      *corev1.Service
-	extraClusterRole                             *rbacv1.ClusterRole
-	extraClusterRoleBinding                      *rbacv1.ClusterRoleBinding
-	extraRole                                    *rbacv1.Role
-	extraRoleBinding                             *rbacv1.RoleBinding
-	configMap                                    *corev1.ConfigMap
-	deployment                                   *appsv1.Deployment
+	namespace                                *corev1.Namespace
+	serviceAccount                           *corev1.ServiceAccount
+	operandBinding                           *rbacv1.ClusterRoleBinding
+	authReaderBinding, leaderElectionBinding *rbacv1.RoleBinding
+	leaderElectionRole                       *rbacv1.Role
+	service                                  *corev1.Service
+	extraClusterRole                         *rbacv1.ClusterRole
+	extraClusterRoleBinding                  *rbacv1.ClusterRoleBinding
+	extraRole                                *rbacv1.Role
+	extraRoleBinding                         *rbacv1.RoleBinding
+	configMap                                *corev1.ConfigMap
+	deployment                               *appsv1.Deployment
 }
 
 // templates decodes the embedded assets once: they are ours, so a decode
@@ -74,8 +72,7 @@ var templates = sync.OnceValue(func() *parsedTemplates {
 	return &parsedTemplates{
 		namespace:               resourceread.ReadNamespaceV1OrDie(a(NamespaceAsset)),
 		serviceAccount:          resourceread.ReadServiceAccountV1OrDie(a(ServiceAccountAsset)),
-		kubeSchedulerBinding:    resourceread.ReadClusterRoleBindingV1OrDie(a(KubeSchedulerBindingAsset)),
-		volumeSchedulerBinding:  resourceread.ReadClusterRoleBindingV1OrDie(a(VolumeSchedulerBindingAsset)),
+		operandBinding:          resourceread.ReadClusterRoleBindingV1OrDie(a(OperandBindingAsset)),
 		authReaderBinding:       resourceread.ReadRoleBindingV1OrDie(a(AuthenticationReaderAsset)),
 		leaderElectionRole:      resourceread.ReadRoleV1OrDie(a(LeaderElectionRoleAsset)),
 		leaderElectionBinding:   resourceread.ReadRoleBindingV1OrDie(a(LeaderElectionRoleBindingAsset)),
@@ -89,11 +86,18 @@ var templates = sync.OnceValue(func() *parsedTemplates {
 	}
 })
 
-// SystemSchedulerBindingNames are the ClusterRoleBindings of the scheduler to
-// system:kube-scheduler and system:volume-scheduler, as the assets name them.
-func SystemSchedulerBindingNames() []string {
-	t := templates()
-	return []string{t.kubeSchedulerBinding.Name, t.volumeSchedulerBinding.Name}
+// OperandBindingName is the ClusterRoleBinding of the scheduler to its
+// ClusterRole, as the asset names it.
+func OperandBindingName() string {
+	return templates().operandBinding.Name
+}
+
+// FormerOperandBindingNames are the bindings to system:kube-scheduler and
+// system:volume-scheduler that earlier releases made: they grant the default
+// scheduler's lock, so they are deleted wherever they are found.
+var FormerOperandBindingNames = []string{
+	"secondary-scheduler-system-kube-scheduler",
+	"secondary-scheduler-system-volume-scheduler",
 }
 
 // setTypeMeta sets apiVersion and kind, which the decoders leave empty, so the

@@ -33,13 +33,18 @@ func validateSpec(ss *secondaryschedulerv1.SecondaryScheduler, servingCert bool,
 		errs.addf(src, "spec.logLevel", "%q is not one of Normal, Debug, Trace, TraceAll", spec.LogLevel)
 	}
 
-	volumes := map[string]bool{secondaryschedulerv1.ConfigVolumeName: true, secondaryschedulerv1.ServingCertVolumeName: servingCert}
+	volumes := map[string]bool{
+		secondaryschedulerv1.ConfigVolumeName:      true,
+		secondaryschedulerv1.ServingCertVolumeName: servingCert,
+		secondaryschedulerv1.APIAccessVolumeName:   true,
+	}
 	for i, v := range spec.Volumes {
 		p := index("spec.volumes", i) + ".name"
 		switch {
 		case v.Name == "":
 			errs.addf(src, p, "required")
-		case v.Name == secondaryschedulerv1.ConfigVolumeName || v.Name == secondaryschedulerv1.ServingCertVolumeName:
+		case v.Name == secondaryschedulerv1.ConfigVolumeName || v.Name == secondaryschedulerv1.ServingCertVolumeName ||
+			v.Name == secondaryschedulerv1.APIAccessVolumeName:
 			errs.addf(src, p, "%q is reserved for the operator; choose another name", v.Name)
 		case volumes[v.Name]:
 			errs.addf(src, p, "duplicate %q", v.Name)
@@ -77,6 +82,7 @@ func validateSpec(ss *secondaryschedulerv1.SecondaryScheduler, servingCert bool,
 		checkRules(src, "spec.rbac.namespacedRules", r.NamespacedRules, false, errs)
 	}
 
+	checkSchedulerArgs(src, spec.SchedulerContainer, errs)
 	if sc := spec.SchedulerContainer; sc != nil {
 		p := "spec.schedulerContainer.volumeMounts"
 		checkMounts(src, p, sc.VolumeMounts, volumes, errs)

@@ -1,14 +1,20 @@
 package targetconfigcontroller
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/openshift/library-go/pkg/operator/events"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	rbacvalidation "k8s.io/component-helpers/auth/rbac/validation"
 
 	secondaryschedulerv1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render"
 )
 
 // GrantableClusterRole holds every rule spec.rbac may grant. The API server's
@@ -70,4 +76,78 @@ func describeRule(r rbacv1.PolicyRule) string {
 		resource += " named " + strings.Join(r.ResourceNames, ",")
 	}
 	return verbs + " " + resource
+}
+
+// revokeUncovered takes out of the applied spec.rbac roles every rule the
+// grantable ClusterRole no longer covers: narrowing the ceiling revokes what
+// was granted under it, even while the rest of the spec waits for a fix. A
+// role left with no rule is deleted with its binding. Rules only ever leave
+// here, so this never grants anything new.
+func (c *targetConfigController) revokeUncovered(ctx context.Context, recorder events.Recorder) error {
+	var grantable []rbacv1.PolicyRule
+	switch role, err := c.grantableLister.Get(GrantableClusterRole); {
+	case err == nil:
+		grantable = role.Rules
+	case !apierrors.IsNotFound(err):
+		return err
+	}
+	rbac := c.kubeClient.RbacV1()
+	ns := render.OperandNamespace
+	clusterRoles, roles := c.kubeInformers.InformersFor("").Rbac().V1().ClusterRoles().Lister(), c.kubeInformers.InformersFor(ns).Rbac().V1().Roles().Lister().Roles(ns)
+	return errors.Join(
+		revokeFrom(grantable, "ClusterRole", render.ExtraRBACName,
+			func() (*rbacv1.ClusterRole, error) { return clusterRoles.Get(render.ExtraRBACName) },
+			func(r *rbacv1.ClusterRole) *[]rbacv1.PolicyRule { return &r.Rules },
+			func(r *rbacv1.ClusterRole) error {
+				_, err := rbac.ClusterRoles().Update(ctx, r, metav1.UpdateOptions{})
+				return err
+			},
+			func() error { return c.deleteExtraClusterRBAC(ctx, recorder) }, recorder),
+		revokeFrom(grantable, "Role", ns+"/"+render.ExtraRBACName,
+			func() (*rbacv1.Role, error) { return roles.Get(render.ExtraRBACName) },
+			func(r *rbacv1.Role) *[]rbacv1.PolicyRule { return &r.Rules },
+			func(r *rbacv1.Role) error {
+				_, err := rbac.Roles(ns).Update(ctx, r, metav1.UpdateOptions{})
+				return err
+			},
+			func() error { return c.deleteExtraRBAC(ctx, recorder) }, recorder),
+	)
+}
+
+// revokeFrom keeps in the cached role only the rules grantable covers:
+// updated, or deleted with its binding when none is left.
+func revokeFrom[T interface{ DeepCopy() T }](grantable []rbacv1.PolicyRule, kind, name string, get func() (T, error),
+	rules func(T) *[]rbacv1.PolicyRule, update func(T) error, deleteAll func() error, recorder events.Recorder) error {
+	live, err := get()
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	kept, revoked := coveredRules(*rules(live), grantable)
+	switch {
+	case !revoked:
+		return nil
+	case len(kept) == 0:
+		return deleteAll()
+	}
+	trimmed := live.DeepCopy()
+	*rules(trimmed) = kept
+	if err := update(trimmed); err != nil {
+		return fmt.Errorf("revoking rules of %s %s that ClusterRole %s no longer holds: %w", kind, name, GrantableClusterRole, err)
+	}
+	recorder.Warningf("RBACRevoked", "Removed from %s %s the rules ClusterRole %s no longer holds", kind, name, GrantableClusterRole)
+	return nil
+}
+
+// coveredRules returns the rules grantable covers, and whether any was left out.
+func coveredRules(rules, grantable []rbacv1.PolicyRule) ([]rbacv1.PolicyRule, bool) {
+	var kept []rbacv1.PolicyRule
+	for _, rule := range rules {
+		if covered, _ := rbacvalidation.Covers(grantable, []rbacv1.PolicyRule{rule}); covered {
+			kept = append(kept, rule)
+		}
+	}
+	return kept, len(kept) < len(rules)
 }

@@ -21,7 +21,21 @@ func (c *targetConfigController) deleteOperand(ctx context.Context, recorder eve
 		c.deleteConfigMaps(ctx, recorder, userConfig),
 		c.deleteExtraRBAC(ctx, recorder),
 		c.deleteExtraClusterRBAC(ctx, recorder),
+		c.deleteFormerBindings(ctx, recorder),
 	)
+}
+
+// deleteFormerBindings deletes the bindings of earlier releases to
+// system:kube-scheduler and system:volume-scheduler: they hold the default
+// scheduler's lock. The cache holds them only while they exist, so this costs
+// no request once they are gone.
+func (c *targetConfigController) deleteFormerBindings(ctx context.Context, recorder events.Recorder) error {
+	cached, live := c.kubeInformers.InformersFor("").Rbac().V1().ClusterRoleBindings(), c.kubeClient.RbacV1().ClusterRoleBindings()
+	var errs []error
+	for _, name := range render.FormerOperandBindingNames {
+		errs = append(errs, deleteIfCached(ctx, recorder, "ClusterRoleBinding", "", name, cached.Lister().Get, live))
+	}
+	return errors.Join(errs...)
 }
 
 // finalize runs when the SecondaryScheduler is deleted: everything made for it

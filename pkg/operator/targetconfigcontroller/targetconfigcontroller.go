@@ -167,8 +167,12 @@ func (c *targetConfigController) sync(ctx context.Context, syncCtx factory.SyncC
 		return err
 	}
 	if len(refused) > 0 {
-		// Nothing is applied; the informers requeue when the spec or the role changes.
-		return c.setDegraded(ctx, ss, own, reasonRBACRefused, strings.Join(refused, "\n")+"\nNothing was applied; the running scheduler is left as it is.")
+		// Nothing new is applied; the informers requeue when the spec or the role changes.
+		if err := c.revokeUncovered(ctx, recorder); err != nil {
+			return c.applyFailed(ctx, ss, own, err, err.Error())
+		}
+		return c.setDegraded(ctx, ss, own, reasonRBACRefused, strings.Join(refused, "\n")+
+			"\nNothing was applied, and granted rules that the ceiling no longer holds were revoked; the running scheduler is left as it is otherwise.")
 	}
 
 	return c.rollOut(ctx, recorder, ss, own, objs)
@@ -215,6 +219,11 @@ func (c *targetConfigController) rollOut(ctx context.Context, recorder events.Re
 		return c.applyFailed(ctx, ss, own, err, fmt.Sprintf("applying Deployment %s/%s: %v", objs.Deployment.Namespace, objs.Deployment.Name, err))
 	}
 	if err := c.pruneConfigMaps(ctx, recorder, ss, objs, deployment, &history.status); err != nil {
+		return c.applyFailed(ctx, ss, own, err, err.Error())
+	}
+	// After the Deployment: by now the static resources controller has bound
+	// the scheduler's own ClusterRole, so it never runs without either.
+	if err := c.deleteFormerBindings(ctx, recorder); err != nil {
 		return c.applyFailed(ctx, ss, own, err, err.Error())
 	}
 	c.conflicts = 0

@@ -128,6 +128,10 @@ func ReadPod(ctx context.Context, kube kubernetes.Interface, pod *corev1.Pod) (*
 	if container == nil {
 		return nil, fmt.Errorf("pod %s has no container %q", pod.Name, render.OperandName)
 	}
+	if !tokenMounted(pod, container) {
+		// A kubelet would start it without a token: it could not reach the API server.
+		return nil, fmt.Errorf("pod %s: container %q mounts no service account token", pod.Name, container.Name)
+	}
 	var cmName string
 	for _, v := range pod.Spec.Volumes {
 		if v.Name == secondaryschedulerv1.ConfigVolumeName && v.ConfigMap != nil {
@@ -153,6 +157,28 @@ func ReadPod(ctx context.Context, kube kubernetes.Interface, pod *corev1.Pod) (*
 		sa = "default"
 	}
 	return &Pod{Name: pod.Name, UID: pod.UID, ServiceAccount: sa, Image: container.Image, Args: container.Args, ConfigMap: cmName, Config: []byte(config)}, nil
+}
+
+// tokenMounted tells whether a kubelet would give container a service account
+// token: the pod automounts one, or the container mounts a projected volume
+// with a token source.
+func tokenMounted(pod *corev1.Pod, container *corev1.Container) bool {
+	if a := pod.Spec.AutomountServiceAccountToken; a == nil || *a {
+		return true
+	}
+	for _, m := range container.VolumeMounts {
+		for _, v := range pod.Spec.Volumes {
+			if v.Name != m.Name || v.Projected == nil {
+				continue
+			}
+			for _, s := range v.Projected.Sources {
+				if s.ServiceAccountToken != nil {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // Scheduler is one run of the kube-scheduler process of a pod.

@@ -17,6 +17,10 @@ const (
 	ConfigVolumeName = "secondary-scheduler-config"
 	// ServingCertVolumeName is the pod volume holding the scheduler's serving certificate. Reserved.
 	ServingCertVolumeName = "secondary-scheduler-serving-cert"
+	// APIAccessVolumeName is the pod volume holding the service account token,
+	// its CA and namespace. Reserved. The pod does not automount a token: only
+	// the scheduler container and user containers that mount this volume get one.
+	APIAccessVolumeName = "secondary-scheduler-api-access"
 )
 
 // SecondaryScheduler runs a secondary kube-scheduler (any scheduler-framework build)
@@ -87,8 +91,11 @@ type SecondarySchedulerSpec struct {
 	// any pod container (name, image, command, args, env, ports, probes, resources,
 	// securityContext, volumeMounts ...). A sidecar reaches the scheduler on
 	// localhost (for example a gRPC server on localhost:4242) and shares the pod's
-	// service account: give it API access through spec.rbac. Names must be unique
-	// and must not be "secondary-scheduler".
+	// service account, but holds its token only when it mounts the volume
+	// "secondary-scheduler-api-access" (at /var/run/secrets/kubernetes.io/serviceaccount
+	// for in-cluster clients); what that token may do beyond scheduling is granted
+	// through spec.rbac. A sidecar without a securityContext runs with the
+	// restricted defaults. Names must be unique and must not be "secondary-scheduler".
 	// +optional
 	// +listType=map
 	// +listMapKey=name
@@ -98,8 +105,10 @@ type SecondarySchedulerSpec struct {
 
 	// initContainers run before the scheduler starts, written as pod init
 	// containers. An init container with restartPolicy: Always is a native sidecar:
-	// it starts first and keeps running beside the scheduler. Names must be unique
-	// and must not be "secondary-scheduler".
+	// it starts first and keeps running beside the scheduler. An init container
+	// holds the pod's service account token only when it mounts the volume
+	// "secondary-scheduler-api-access", and runs with the restricted defaults when
+	// it has no securityContext. Names must be unique and must not be "secondary-scheduler".
 	// +optional
 	// +listType=map
 	// +listMapKey=name
@@ -108,13 +117,15 @@ type SecondarySchedulerSpec struct {
 	InitContainers []corev1.Container `json:"initContainers,omitempty"`
 
 	// volumes are extra pod volumes that the scheduler, its sidecars and init
-	// containers mount by name. The names "secondary-scheduler-config" and
-	// "secondary-scheduler-serving-cert" are reserved.
+	// containers mount by name. The names "secondary-scheduler-config",
+	// "secondary-scheduler-serving-cert" and "secondary-scheduler-api-access" are
+	// reserved; the last is the service account token, which a container gets
+	// only by mounting it.
 	// +optional
 	// +listType=map
 	// +listMapKey=name
 	// +kubebuilder:validation:MaxItems=32
-	// +kubebuilder:validation:XValidation:rule="self.all(v, v.name != 'secondary-scheduler-config' && v.name != 'secondary-scheduler-serving-cert')",message="the volume names 'secondary-scheduler-config' and 'secondary-scheduler-serving-cert' are reserved for the operator"
+	// +kubebuilder:validation:XValidation:rule="self.all(v, !(v.name in ['secondary-scheduler-config', 'secondary-scheduler-serving-cert', 'secondary-scheduler-api-access']))",message="the volume names 'secondary-scheduler-config' and 'secondary-scheduler-serving-cert' and 'secondary-scheduler-api-access' are reserved for the operator"
 	Volumes []corev1.Volume `json:"volumes,omitempty"`
 
 	// rbac grants the scheduler pod's service account (shared by the scheduler and

@@ -34,17 +34,24 @@ type SecondarySchedulerSpecApplyConfiguration struct {
 	// any pod container (name, image, command, args, env, ports, probes, resources,
 	// securityContext, volumeMounts ...). A sidecar reaches the scheduler on
 	// localhost (for example a gRPC server on localhost:4242) and shares the pod's
-	// service account: give it API access through spec.rbac. Names must be unique
-	// and must not be "secondary-scheduler".
+	// service account, but holds its token only when it mounts the volume
+	// "secondary-scheduler-api-access" (at /var/run/secrets/kubernetes.io/serviceaccount
+	// for in-cluster clients); what that token may do beyond scheduling is granted
+	// through spec.rbac. A sidecar without a securityContext runs with the
+	// restricted defaults. Names must be unique and must not be "secondary-scheduler".
 	Sidecars []corev1.Container `json:"sidecars,omitempty"`
 	// initContainers run before the scheduler starts, written as pod init
 	// containers. An init container with restartPolicy: Always is a native sidecar:
-	// it starts first and keeps running beside the scheduler. Names must be unique
-	// and must not be "secondary-scheduler".
+	// it starts first and keeps running beside the scheduler. An init container
+	// holds the pod's service account token only when it mounts the volume
+	// "secondary-scheduler-api-access", and runs with the restricted defaults when
+	// it has no securityContext. Names must be unique and must not be "secondary-scheduler".
 	InitContainers []corev1.Container `json:"initContainers,omitempty"`
 	// volumes are extra pod volumes that the scheduler, its sidecars and init
-	// containers mount by name. The names "secondary-scheduler-config" and
-	// "secondary-scheduler-serving-cert" are reserved.
+	// containers mount by name. The names "secondary-scheduler-config",
+	// "secondary-scheduler-serving-cert" and "secondary-scheduler-api-access" are
+	// reserved; the last is the service account token, which a container gets
+	// only by mounting it.
 	Volumes []corev1.Volume `json:"volumes,omitempty"`
 	// rbac grants the scheduler pod's service account (shared by the scheduler and
 	// its sidecars) rules beyond what a kube-scheduler needs, for example node and

@@ -80,6 +80,13 @@ func TestSecondarySchedulerAdmission(t *testing.T) {
 		{"the token volume's name", func(_, spec map[string]interface{}) {
 			spec["volumes"] = []interface{}{map[string]interface{}{"name": "secondary-scheduler-api-access", "emptyDir": map[string]interface{}{}}}
 		}, []string{"spec.volumes", "reserved for the operator"}},
+		{"a rule with 100 verbs", func(_, spec map[string]interface{}) {
+			verbs := make([]interface{}, 100)
+			for i := range verbs {
+				verbs[i] = "get"
+			}
+			spec["rbac"] = map[string]interface{}{"clusterRules": []interface{}{map[string]interface{}{"apiGroups": []interface{}{""}, "resources": []interface{}{"nodes"}, "verbs": verbs}}}
+		}, []string{"spec.rbac.clusterRules", "at most 16 apiGroups"}},
 		{"too many sidecars", func(_, spec map[string]interface{}) { spec["sidecars"] = tooMany }, []string{"spec.sidecars", "must have at most 10 items"}},
 		{"replicas zero", func(_, spec map[string]interface{}) { spec["replicas"] = int64(0) }, []string{"spec.replicas", "greater than or equal to 1"}},
 		{"bad managementState", func(_, spec map[string]interface{}) { spec["managementState"] = "Sometimes" }, []string{"spec.managementState"}},

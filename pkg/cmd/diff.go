@@ -185,6 +185,10 @@ func printConfigDiff(w io.Writer, served, servedFrom string, objs *render.Object
 		return nil
 	}
 	var before, after map[string]any
+	// The served ConfigMap is read from the cluster: bounded before it is decoded.
+	if err := render.CheckDocument([]byte(served)); err != nil {
+		return fmt.Errorf("the served configuration (ConfigMap %s): %w", servedFrom, err)
+	}
 	if err := yaml.Unmarshal([]byte(served), &before); err != nil {
 		return fmt.Errorf("the served configuration (ConfigMap %s): %w", servedFrom, err)
 	}

@@ -122,6 +122,10 @@ func (o *renderOptions) run(stdin io.Reader, stdout io.Writer) error {
 	return err
 }
 
+// maxRenderInputBytes bounds one file given to render or diff: a
+// SecondaryScheduler, its ConfigMaps and the cluster config objects.
+const maxRenderInputBytes = 8 * render.MaxDocumentBytes
+
 func (in *renderInput) readFile(name string, stdin io.Reader) error {
 	var r io.Reader = stdin
 	if name != "-" {
@@ -132,7 +136,16 @@ func (in *renderInput) readFile(name string, stdin io.Reader) error {
 		defer f.Close()
 		r = f
 	}
-	reader := utilyaml.NewYAMLReader(bufio.NewReader(r))
+	// Read whole but bounded: a file is a few documents of at most
+	// render.MaxDocumentBytes each, and reading on would cost unbounded memory.
+	all, err := io.ReadAll(io.LimitReader(r, maxRenderInputBytes+1))
+	if err != nil {
+		return err
+	}
+	if len(all) > maxRenderInputBytes {
+		return fmt.Errorf("%s: more than %d bytes; give the SecondaryScheduler and the ConfigMaps it names", name, maxRenderInputBytes)
+	}
+	reader := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(all)))
 	for doc := 1; ; doc++ {
 		data, err := reader.Read()
 		if err == io.EOF {
@@ -143,6 +156,9 @@ func (in *renderInput) readFile(name string, stdin io.Reader) error {
 		}
 		if len(bytes.TrimSpace(data)) == 0 {
 			continue
+		}
+		if err := render.CheckDocument(data); err != nil {
+			return fmt.Errorf("%s: document %d: %w", name, doc, err)
 		}
 		if err := in.add(data); err != nil {
 			return fmt.Errorf("%s: document %d: %w", name, doc, err)

@@ -143,6 +143,12 @@ func TestRenderBadInput(t *testing.T) {
 		"no CR":             {"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n", []string{"no SecondaryScheduler"}},
 		"other kind":        {minimalCR + "---\napiVersion: v1\nkind: Secret\n", []string{"document 2: v1 Secret is not an input of render"}},
 		"unknown profile":   {minimalCR + "---\napiVersion: config.openshift.io/v1\nkind: Scheduler\nmetadata:\n  name: cluster\nspec:\n  profile: Fast\n", []string{`spec.profile: "Fast"`}},
+		// The document itself, before anything expands it, and the ConfigMap's layer inside it.
+		"aliases in a document": {minimalCR + "  sidecars: &s []\n  initContainers: *s\n", []string{"document 1: line 7: YAML anchors and aliases"}},
+		"aliases in the layer": {minimalCR + "  schedulerConfig: cfg\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cfg\ndata:\n  config.yaml: |\n    a: &a [x]\n    b: *a\n",
+			[]string{"ConfigMap openshift-secondary-scheduler/cfg config.yaml: line 1: YAML anchors and aliases"}},
+		"a file too big":     {minimalCR + "# " + strings.Repeat("x", 8<<20) + "\n", []string{"more than 8388608 bytes"}},
+		"a document too big": {minimalCR + "# " + strings.Repeat("x", 1<<20) + "\n", []string{"document 1: is 1048"}},
 	} {
 		t.Run(name, func(t *testing.T) {
 			stdout, stderr, code := runRender(t, "-f", writeInput(t, tc.input))

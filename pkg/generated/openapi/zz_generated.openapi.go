@@ -229,7 +229,7 @@ func schema_pkg_apis_operator_v1_SchedulerContainer(ref common.ReferenceCallback
 				Properties: map[string]spec.Schema{
 					"command": {
 						SchemaProps: spec.SchemaProps{
-							Description: "command replaces the image's entrypoint, for example [\"/bin/kube-scheduler\"]. The operator appends --config=<merged config> to args unless args already set --config.",
+							Description: "command replaces the image's entrypoint, for example [\"/bin/kube-scheduler\"]. The operator appends --config=<merged config> to args. Its arguments may not set the flags the operator owns (see args).",
 							Type:        []string{"array"},
 							Items: &spec.SchemaOrArray{
 								Schema: &spec.Schema{
@@ -244,7 +244,7 @@ func schema_pkg_apis_operator_v1_SchedulerContainer(ref common.ReferenceCallback
 					},
 					"args": {
 						SchemaProps: spec.SchemaProps{
-							Description: "args are extra arguments of the scheduler command.",
+							Description: "args are extra arguments of the scheduler command. They may not set what the operator owns: --config, --write-config-to, --kubeconfig, --master, any --leader-elect* flag, --authentication-kubeconfig or --authorization-kubeconfig (in any spelling), nor --help or --version. Without a command, every argument must be a kube-scheduler flag.",
 							Type:        []string{"array"},
 							Items: &spec.SchemaOrArray{
 								Schema: &spec.Schema{

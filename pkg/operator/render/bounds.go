@@ -1,77 +1,57 @@
 package render
 
 import (
-	"errors"
 	"fmt"
 
 	yamlv3 "go.yaml.in/yaml/v3"
 )
 
-const (
-	// maxLayerBytes: a ConfigMap holds at most 1 MiB, and a real scheduler
-	// configuration is a few KiB.
-	maxLayerBytes = 1 << 20
-	// maxLayerValues bounds a layer's values once YAML aliases are expanded:
-	// a few hundred aliases nested a few deep expand to billions of values
-	// (the "billion laughs"), which would cost the operator gigabytes on every
-	// sync. Fifty profiles with every plugin configured stay far below this.
-	maxLayerValues = 100000
-)
+// MaxDocumentBytes bounds every YAML or JSON document the operator reads: a
+// ConfigMap holds at most 1 MiB, and a real scheduler configuration is a few KiB.
+const MaxDocumentBytes = 1 << 20
 
-var errTooManyValues = errors.New("too many values")
-
-// checkBounds refuses, before any decoding that expands aliases, a layer that
-// is too big or expands to too many values. It parses into yaml.v3's node
-// tree, which keeps an alias as a reference, and counts each anchored value
-// once, so it costs time and memory in proportion to the text.
-func checkBounds(source string, data []byte, errs *problems) bool {
-	if len(data) > maxLayerBytes {
-		errs.addf(source, "", "is %d bytes; at most %d are read", len(data), maxLayerBytes)
-		return false
+// CheckDocument refuses, before anything decodes it, a document that is too
+// big or uses YAML anchors and aliases (&name, *name, <<: *name). An alias is
+// the one way a document expands past its own size (a few hundred aliases
+// nested a few deep are billions of values, the "billion laughs"); no
+// scheduler configuration or manifest needs one. The check parses into
+// yaml.v3's node tree, which keeps an alias as a reference, so it costs time
+// and memory in proportion to the text. A document that does not parse is
+// left to the decoder that follows, which reports it with its line.
+func CheckDocument(data []byte) error {
+	if len(data) > MaxDocumentBytes {
+		return fmt.Errorf("is %d bytes; at most %d are read", len(data), MaxDocumentBytes)
 	}
 	var doc yamlv3.Node
 	if err := yamlv3.Unmarshal(data, &doc); err != nil {
-		return true // the strict decode that follows reports it with its line
+		return nil
 	}
-	c := valueCounter{expanded: map[*yamlv3.Node]int{}, visiting: map[*yamlv3.Node]bool{}}
-	if _, err := c.count(&doc); err != nil {
-		errs.addf(source, "", "expands to more than %d values through YAML aliases (*name); write the configuration out without aliases", maxLayerValues)
+	if n := firstAnchor(&doc); n != nil {
+		return fmt.Errorf("line %d: YAML anchors and aliases (&name, *name) are not accepted, so a document cannot "+
+			"expand past its own size; write the values out in full", n.Line)
+	}
+	return nil
+}
+
+// firstAnchor returns the first node that defines an anchor or is an alias.
+// Without aliases the tree is no deeper than the text, so recursion is bounded.
+func firstAnchor(n *yamlv3.Node) *yamlv3.Node {
+	if n.Anchor != "" || n.Kind == yamlv3.AliasNode {
+		return n
+	}
+	for _, child := range n.Content {
+		if found := firstAnchor(child); found != nil {
+			return found
+		}
+	}
+	return nil
+}
+
+// checkBounds records CheckDocument's refusal of a layer as a problem of source.
+func checkBounds(source string, data []byte, errs *problems) bool {
+	if err := CheckDocument(data); err != nil {
+		errs.addf(source, "", "%v", err)
 		return false
 	}
 	return true
-}
-
-type valueCounter struct {
-	expanded map[*yamlv3.Node]int
-	visiting map[*yamlv3.Node]bool
-}
-
-func (c *valueCounter) count(n *yamlv3.Node) (int, error) {
-	if v, ok := c.expanded[n]; ok {
-		return v, nil
-	}
-	if c.visiting[n] {
-		return 0, fmt.Errorf("alias cycle: %w", errTooManyValues)
-	}
-	c.visiting[n] = true
-	defer delete(c.visiting, n)
-	total := 1
-	if n.Kind == yamlv3.AliasNode && n.Alias != nil {
-		v, err := c.count(n.Alias)
-		if err != nil {
-			return 0, err
-		}
-		total = v
-	}
-	for _, child := range n.Content {
-		v, err := c.count(child)
-		if err != nil {
-			return 0, err
-		}
-		if total += v; total > maxLayerValues {
-			return 0, errTooManyValues
-		}
-	}
-	c.expanded[n] = total
-	return total, nil
 }

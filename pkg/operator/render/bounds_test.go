@@ -18,27 +18,45 @@ func aliasBomb() string {
 	return b.String()
 }
 
-func TestAliasBombIsRefusedCheaply(t *testing.T) {
-	var before, after runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&before)
-	_, err := Render(withConfig(aliasBomb()))
-	runtime.ReadMemStats(&after)
-	if err == nil || !strings.Contains(err.Error(), "expands to more than 100000 values through YAML aliases") {
-		t.Fatalf("Render: %v, want the alias expansion refused", err)
+// longStringAliased is the shape measured at 2.1 GiB before: one string of
+// 900 KB, aliased 500 times, in under 1 MiB of text.
+func longStringAliased() string {
+	var b strings.Builder
+	b.WriteString("s: &s " + strings.Repeat("x", 900<<10) + "\nl: [")
+	for i := 0; i < 500; i++ {
+		b.WriteString("*s,")
 	}
-	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 16<<20 {
-		t.Errorf("refusing the alias bomb allocated %d MiB; it must cost little", alloc>>20)
+	b.WriteString("]\n")
+	return b.String()
+}
+
+func TestAliasesAreRefusedCheaply(t *testing.T) {
+	for name, config := range map[string]string{"nested aliases": aliasBomb(), "a long string aliased": longStringAliased()} {
+		t.Run(name, func(t *testing.T) {
+			var before, after runtime.MemStats
+			runtime.GC()
+			runtime.ReadMemStats(&before)
+			_, err := Render(withConfig(config))
+			runtime.ReadMemStats(&after)
+			if err == nil || !strings.Contains(err.Error(), cmSource+"line 1: YAML anchors and aliases (&name, *name) are not accepted") {
+				t.Fatalf("Render: %v, want the anchor refused with its line", err)
+			}
+			// The node tree of a 1 MiB document, a few times over: nothing expands.
+			if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 32<<20 {
+				t.Errorf("refusing it allocated %d MiB; it must cost in proportion to the text", alloc>>20)
+			}
+		})
 	}
 }
 
-func TestLayerBounds(t *testing.T) {
+func TestDocumentBounds(t *testing.T) {
 	tests := []struct {
 		name, config, want string
 	}{
-		{"too big", "# " + strings.Repeat("x", maxLayerBytes) + "\n", "bytes; at most 1048576 are read"},
-		{"many plain values are fine until the bound", "profiles:\n- schedulerName: a\n  pluginConfig:\n  - name: X\n    args: {v: [" +
-			strings.TrimSuffix(strings.Repeat("1,", maxLayerValues), ",") + "]}\n", "expands to more than"},
+		{"too big", "# " + strings.Repeat("x", MaxDocumentBytes) + "\n", "bytes; at most 1048576 are read"},
+		{"a merge key", "profiles:\n- schedulerName: a\n  plugins: &p {score: {disabled: [{name: ImageLocality}]}}\n- <<: {schedulerName: b}\n  plugins: *p\n",
+			"line 3: YAML anchors and aliases"},
+		{"an anchor nobody uses", "profiles:\n- &a schedulerName: a\n", "line 2: YAML anchors"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -48,19 +66,25 @@ func TestLayerBounds(t *testing.T) {
 			}
 		})
 	}
-	// A modest use of aliases stays allowed.
-	if _, err := Render(withConfig("profiles:\n- schedulerName: a\n  plugins: &p {score: {disabled: [{name: ImageLocality}]}}\n- schedulerName: b\n  plugins: *p\n")); err != nil {
-		t.Errorf("a configuration sharing plugins through an alias: %v", err)
+	// Many plain values cost what their text costs, and are fine.
+	many := "profiles:\n- schedulerName: a\n  pluginConfig:\n  - name: X\n    args: {v: [" + strings.TrimSuffix(strings.Repeat("1,", 100000), ",") + "]}\n"
+	if _, err := Render(withConfig(many)); err != nil {
+		t.Errorf("100,000 plain values: %v", err)
 	}
 }
 
-// BenchmarkAliasBomb prints what refusing the bomb costs.
-func BenchmarkAliasBomb(b *testing.B) {
-	in := withConfig(aliasBomb())
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, err := Render(in); err == nil {
-			b.Fatal("accepted")
-		}
+// BenchmarkRefusingAliases prints what refusing each hostile layer costs
+// (time and bytes per refusal).
+func BenchmarkRefusingAliases(b *testing.B) {
+	for name, config := range map[string]string{"nested": aliasBomb(), "long-string": longStringAliased()} {
+		b.Run(name, func(b *testing.B) {
+			in := withConfig(config)
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := Render(in); err == nil {
+					b.Fatal("accepted")
+				}
+			}
+		})
 	}
 }

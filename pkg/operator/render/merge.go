@@ -78,9 +78,14 @@ func mergeConfig(ss *secondaryschedulerv1.SecondaryScheduler, userCM *corev1.Con
 	if err != nil {
 		return nil, fmt.Errorf("encode merged scheduler configuration: %w", err)
 	}
-	sum := sha256.Sum256(out)
 	sort.Strings(names)
-	return &mergedConfig{yaml: out, hash: hex.EncodeToString(sum[:]), schedulerNames: names}, nil
+	return &mergedConfig{yaml: out, hash: configHash(out), schedulerNames: names}, nil
+}
+
+// configHash is the hex SHA-256 of a merged config.yaml: its identity.
+func configHash(configYAML []byte) string {
+	sum := sha256.Sum256(configYAML)
+	return hex.EncodeToString(sum[:])
 }
 
 // internalLayers are parsed once: overlay only reads its source layers.

@@ -66,6 +66,26 @@ func IsConfigMapName(name string) bool {
 	return name == ConfigMapName || strings.HasPrefix(name, ConfigMapName+"-")
 }
 
+// ConfigMapProblem says why cm is not a config ConfigMap the operator made,
+// or "" when it is: our label, immutable, and its name, hash annotation and
+// data agree. Only such a ConfigMap is mounted, kept for a rollback or
+// deleted; anyone may create a ConfigMap with our name and label, but not one
+// whose content hashes to its name.
+func ConfigMapProblem(cm *corev1.ConfigMap) string {
+	hash := cm.Annotations[ConfigHashAnnotation]
+	switch {
+	case cm.Labels[ManagedByLabel] != ManagedByValue:
+		return "it lacks label " + ManagedByLabel + "=" + ManagedByValue
+	case cm.Immutable == nil || !*cm.Immutable:
+		return "it is not immutable"
+	case hash == "" || cm.Name != ConfigMapNameFor(hash):
+		return "its name does not match its " + ConfigHashAnnotation + " annotation"
+	case configHash([]byte(cm.Data[ConfigKey])) != hash:
+		return "its " + ConfigKey + " does not hash to its " + ConfigHashAnnotation + " annotation"
+	}
+	return ""
+}
+
 // Inputs is everything Render reads. It holds no clients: the caller fetches.
 type Inputs struct {
 	SecondaryScheduler *secondaryschedulerv1.SecondaryScheduler

@@ -359,3 +359,45 @@ func mustAsset(t *testing.T, name string) []byte {
 	}
 	return b
 }
+
+// TestConfigMapProblem: only the ConfigMap Render made, unchanged, is the
+// operator's; each way of forging one is named.
+func TestConfigMapProblem(t *testing.T) {
+	objs, err := Render(minimalInputs())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := ConfigMapProblem(objs.ConfigMap); p != "" {
+		t.Fatalf("the rendered ConfigMap: %s", p)
+	}
+	for name, tc := range map[string]struct {
+		forge func(*corev1.ConfigMap)
+		want  string
+	}{
+		"other data":          {func(cm *corev1.ConfigMap) { cm.Data[ConfigKey] += "# more\n" }, "does not hash to"},
+		"mutable":             {func(cm *corev1.ConfigMap) { cm.Immutable = nil }, "not immutable"},
+		"renamed":             {func(cm *corev1.ConfigMap) { cm.Name = ConfigMapName + "-000000000000" }, "name does not match"},
+		"no annotation":       {func(cm *corev1.ConfigMap) { cm.Annotations = nil }, "name does not match"},
+		"annotation replaced": {func(cm *corev1.ConfigMap) { cm.Annotations[ConfigHashAnnotation] = "00" }, "name does not match"},
+		"unlabelled":          {func(cm *corev1.ConfigMap) { cm.Labels = nil }, "lacks label"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			cm := objs.ConfigMap.DeepCopy()
+			tc.forge(cm)
+			if p := ConfigMapProblem(cm); !strings.Contains(p, tc.want) {
+				t.Errorf("problem %q, want %q", p, tc.want)
+			}
+		})
+	}
+}
+
+func TestSchedulerConfigMayNotNameTheOperatorsConfigMaps(t *testing.T) {
+	for _, name := range []string{ConfigMapName, ConfigMapName + "-0123456789ab"} {
+		in := withConfig("profiles: [{schedulerName: a}]\n")
+		in.SecondaryScheduler.Spec.SchedulerConfig = name
+		in.UserConfig.Name = name
+		if _, err := Render(in); err == nil || !strings.Contains(err.Error(), "spec.schedulerConfig: \""+name+"\" is a name the operator gives its own ConfigMaps") {
+			t.Errorf("schedulerConfig %s: %v", name, err)
+		}
+	}
+}

@@ -26,6 +26,10 @@ func validateSpec(ss *secondaryschedulerv1.SecondaryScheduler, servingCert bool,
 	if spec.SchedulerImage == "" {
 		errs.addf(src, "spec.schedulerImage", "required: the image of the scheduler (any kube-scheduler build with your plugins)")
 	}
+	if IsConfigMapName(spec.SchedulerConfig) {
+		errs.addf(src, "spec.schedulerConfig", "%q is a name the operator gives its own ConfigMaps (%s-<hash>); name yours otherwise",
+			spec.SchedulerConfig, ConfigMapName)
+	}
 	if spec.Replicas != nil && *spec.Replicas < 1 {
 		errs.addf(src, "spec.replicas", "must be at least 1, not %d; set managementState: Removed to stop the scheduler", *spec.Replicas)
 	}
@@ -102,6 +106,22 @@ func checkRules(src, field string, rules []rbacv1.PolicyRule, cluster bool, errs
 		if len(r.Verbs) == 0 {
 			errs.addf(src, p+".verbs", "required, e.g. [get, list, watch]")
 		}
+		for _, l := range []struct {
+			field string
+			n, max int
+		}{
+			{"apiGroups", len(r.APIGroups), 16}, {"resources", len(r.Resources), 64}, {"verbs", len(r.Verbs), 16},
+			{"resourceNames", len(r.ResourceNames), 64}, {"nonResourceURLs", len(r.NonResourceURLs), 32},
+		} {
+			if l.n > l.max {
+				errs.addf(src, p+"."+l.field, "lists %d; at most %d, split the rule in two", l.n, l.max)
+			}
+		}
+		// The ceiling check compares each apiGroup, resource, verb and name
+		// combination: bounded before anything is expanded.
+		if n := RuleExpansion(r); n > MaxRuleExpansion {
+			errs.addf(src, p, "grants %d combinations of apiGroups, resources, verbs and resourceNames; at most %d, split the rule", n, MaxRuleExpansion)
+		}
 		switch {
 		case len(r.NonResourceURLs) > 0 && !cluster:
 			errs.addf(src, p+".nonResourceURLs", "only clusterRules can grant non-resource URLs")
@@ -111,6 +131,20 @@ func checkRules(src, field string, rules []rbacv1.PolicyRule, cluster bool, errs
 			errs.addf(src, p, `needs apiGroups and resources (apiGroups: [""] is the core group)`)
 		}
 	}
+}
+
+// MaxRuleExpansion bounds the combinations one spec.rbac rule grants: a
+// sidecar's real rules are tens.
+const MaxRuleExpansion = 4096
+
+// RuleExpansion is how many single rules r breaks down into, as RBAC checks
+// compare them, counted without building them.
+func RuleExpansion(r rbacv1.PolicyRule) int {
+	atLeastOne := func(n int) int { return max(n, 1) }
+	if len(r.NonResourceURLs) > 0 {
+		return len(r.NonResourceURLs) * atLeastOne(len(r.Verbs))
+	}
+	return atLeastOne(len(r.APIGroups)) * atLeastOne(len(r.Resources)) * atLeastOne(len(r.Verbs)) * atLeastOne(len(r.ResourceNames))
 }
 
 func checkMounts(src, field string, mounts []corev1.VolumeMount, volumes map[string]bool, errs *problems) {

@@ -1,6 +1,7 @@
 package render
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -230,5 +231,66 @@ func TestValidationErrors(t *testing.T) {
 func TestInputErrorVersusBug(t *testing.T) {
 	if _, err := Render(Inputs{}); err == nil || IsInputError(err) {
 		t.Errorf("Render without a SecondaryScheduler: %v, want an internal error", err)
+	}
+}
+
+// TestRuleBounds: a spec.rbac rule is bounded by its lists and by what it
+// expands to, before the ceiling check breaks it down.
+func TestRuleBounds(t *testing.T) {
+	names := func(n int, prefix string) []string {
+		out := make([]string, n)
+		for i := range out {
+			out[i] = fmt.Sprintf("%s%d", prefix, i)
+		}
+		return out
+	}
+	tests := []struct {
+		name string
+		rule rbacv1.PolicyRule
+		want []string
+	}{
+		{"a sidecar's rule", rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"nodes", "pods"}, Verbs: []string{"get", "list", "watch"}}, nil},
+		{"100 items in each list", rbacv1.PolicyRule{APIGroups: names(100, "g"), Resources: names(100, "r"), Verbs: names(100, "v"), ResourceNames: names(100, "n")},
+			[]string{"spec.rbac.clusterRules[0].apiGroups: lists 100; at most 16", "spec.rbac.clusterRules[0].resources: lists 100; at most 64",
+				"spec.rbac.clusterRules[0].verbs: lists 100; at most 16", "spec.rbac.clusterRules[0].resourceNames: lists 100; at most 64",
+				"spec.rbac.clusterRules[0]: grants 100000000 combinations"}},
+		{"within each list, past the product", rbacv1.PolicyRule{APIGroups: names(8, "g"), Resources: names(64, "r"), Verbs: names(16, "v")},
+			[]string{"spec.rbac.clusterRules[0]: grants 8192 combinations of apiGroups, resources, verbs and resourceNames; at most 4096"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Render(withSpec(func(s *secondaryschedulerv1.SecondarySchedulerSpec) {
+				s.RBAC = &secondaryschedulerv1.SchedulerRBAC{ClusterRules: []rbacv1.PolicyRule{tt.rule}}
+			}))
+			if len(tt.want) == 0 {
+				if err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			for _, w := range tt.want {
+				if err == nil || !strings.Contains(err.Error(), w) {
+					t.Errorf("%v does not contain %q", err, w)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkRefusingALargeRule prints what refusing a rule with 100 items in
+// each list costs: it is counted, never expanded.
+func BenchmarkRefusingALargeRule(b *testing.B) {
+	many := make([]string, 100)
+	for i := range many {
+		many[i] = fmt.Sprint("x", i)
+	}
+	in := withSpec(func(s *secondaryschedulerv1.SecondarySchedulerSpec) {
+		s.RBAC = &secondaryschedulerv1.SchedulerRBAC{ClusterRules: []rbacv1.PolicyRule{{APIGroups: many, Resources: many, Verbs: many, ResourceNames: many}}}
+	})
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Render(in); err == nil {
+			b.Fatal("accepted")
+		}
 	}
 }

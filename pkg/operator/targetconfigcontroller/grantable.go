@@ -145,6 +145,10 @@ func revokeFrom[T interface{ DeepCopy() T }](grantable []rbacv1.PolicyRule, kind
 func coveredRules(rules, grantable []rbacv1.PolicyRule) ([]rbacv1.PolicyRule, bool) {
 	var kept []rbacv1.PolicyRule
 	for _, rule := range rules {
+		// A rule edited into the live role past the bound is revoked unread.
+		if render.RuleExpansion(rule) > render.MaxRuleExpansion {
+			continue
+		}
 		if covered, _ := rbacvalidation.Covers(grantable, []rbacv1.PolicyRule{rule}); covered {
 			kept = append(kept, rule)
 		}

@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/openshift/library-go/pkg/operator/events"
+	"github.com/openshift/library-go/pkg/operator/resource/resourceapply"
 
 	secondaryschedulerv1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render"
@@ -174,8 +175,11 @@ func short(hash string) string {
 func staleConfigMaps(all []*corev1.ConfigMap, keep map[string]bool, userConfig string, retain int) []string {
 	var candidates []*corev1.ConfigMap
 	for _, cm := range all {
-		if !render.IsConfigMapName(cm.Name) || keep[cm.Name] || cm.Name == userConfig ||
-			cm.Labels[render.ManagedByLabel] != render.ManagedByValue {
+		// Only what the operator made: one that merely carries our name and
+		// label is someone else's. Earlier releases wrote one mutable
+		// ConfigMap under the bare name; it goes on upgrade.
+		former := cm.Name == render.ConfigMapName && cm.Labels[render.ManagedByLabel] == render.ManagedByValue
+		if !render.IsConfigMapName(cm.Name) || keep[cm.Name] || cm.Name == userConfig || (render.ConfigMapProblem(cm) != "" && !former) {
 			continue
 		}
 		candidates = append(candidates, cm)
@@ -214,9 +218,41 @@ func (c *targetConfigController) operandPods() ([]*corev1.Pod, error) {
 	return c.podLister.List(labels.SelectorFromSet(labels.Set{"app.kubernetes.io/name": render.OperandName}))
 }
 
+// configMapExists tells whether the config ConfigMap name exists as the
+// operator made it: a rollback goes only to a configuration it can vouch for.
 func (c *targetConfigController) configMapExists(name string) bool {
-	_, err := c.configMapLister.Get(name)
-	return !apierrors.IsNotFound(err)
+	cm, err := c.configMapLister.Get(name)
+	return err == nil && render.ConfigMapProblem(cm) == ""
+}
+
+// applyConfigMap creates the desired config ConfigMap. One of that name that
+// the operator did not make as it is (other data, not immutable ...) is
+// replaced, and the replacement reported: the pods must read exactly the
+// configuration that was validated.
+func (c *targetConfigController) applyConfigMap(ctx context.Context, recorder events.Recorder, ss *secondaryschedulerv1.SecondaryScheduler, cm *corev1.ConfigMap) error {
+	client := c.kubeClient.CoreV1().ConfigMaps(cm.Namespace)
+	existing, err := c.configMapLister.Get(cm.Name)
+	switch {
+	case apierrors.IsNotFound(err):
+		_, _, err = resourceapply.ApplyConfigMap(ctx, c.kubeClient.CoreV1(), recorder, cm)
+		return err
+	case err != nil:
+		return err
+	}
+	problem := render.ConfigMapProblem(existing)
+	if problem == "" {
+		return nil // immutable, and its content is its name: nothing to update
+	}
+	if err := client.Delete(ctx, cm.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &existing.UID}}); err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("replacing ConfigMap %s/%s, which %s: %w", cm.Namespace, cm.Name, problem, err)
+	}
+	if _, err := client.Create(ctx, cm, metav1.CreateOptions{}); err != nil {
+		return err
+	}
+	c.recorderOn(ss).Warningf("ConfigMapReplaced", "ConfigMap %s/%s was not the configuration the operator wrote (%s); it was replaced",
+		cm.Namespace, cm.Name, problem)
+	recorder.Warningf("ConfigMapReplaced", "Replaced ConfigMap %s/%s: %s", cm.Namespace, cm.Name, problem)
+	return nil
 }
 
 // rolloutHistory is the status's rollout record brought up to date with

@@ -1,6 +1,8 @@
 package targetconfigcontroller
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"strings"
 	"testing"
 	"time"
@@ -125,31 +127,41 @@ func TestDecideRollout(t *testing.T) {
 
 func TestStaleConfigMaps(t *testing.T) {
 	now := time.Now()
-	cm := func(name string, age time.Duration, ours bool) *corev1.ConfigMap {
-		c := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name, CreationTimestamp: metav1.NewTime(now.Add(-age))}}
-		if ours {
-			c.Labels = map[string]string{render.ManagedByLabel: render.ManagedByValue}
+	// made is a config ConfigMap as the operator makes it: its name and
+	// annotation are the hash of its data, and it is immutable.
+	made := func(data string, age time.Duration) *corev1.ConfigMap {
+		sum := sha256.Sum256([]byte(data))
+		hash := hex.EncodeToString(sum[:])
+		return &corev1.ConfigMap{
+			ObjectMeta: metav1.ObjectMeta{Name: render.ConfigMapNameFor(hash), CreationTimestamp: metav1.NewTime(now.Add(-age)),
+				Labels: map[string]string{render.ManagedByLabel: render.ManagedByValue}, Annotations: map[string]string{render.ConfigHashAnnotation: hash}},
+			Data: map[string]string{render.ConfigKey: data}, Immutable: ptr.To(true),
 		}
-		return c
 	}
-	all := []*corev1.ConfigMap{
-		cm("secondary-scheduler-config-a", 1*time.Minute, true), // desired
-		cm("secondary-scheduler-config-b", 2*time.Minute, true), // mounted
-		cm("secondary-scheduler-config-c", 3*time.Minute, true),
-		cm("secondary-scheduler-config-d", 4*time.Minute, true),
-		cm("secondary-scheduler-config-e", 5*time.Minute, true),
-		cm("secondary-scheduler-config", 6*time.Minute, true),      // an earlier release's
-		cm("secondary-scheduler-config-f", 7*time.Minute, false),   // not ours
-		cm("secondary-scheduler-config-mine", 8*time.Minute, true), // the user's, labelled like ours
-		cm("other", 9*time.Minute, true),
-	}
-	keep := map[string]bool{"secondary-scheduler-config-a": true, "secondary-scheduler-config-b": true}
-	got := staleConfigMaps(all, keep, "secondary-scheduler-config-mine", 2)
-	want := []string{"secondary-scheduler-config-e", "secondary-scheduler-config"}
+	a, b, c, d, e := made("a", time.Minute), made("b", 2*time.Minute), made("c", 3*time.Minute), made("d", 4*time.Minute), made("e", 5*time.Minute)
+	former := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "secondary-scheduler-config", CreationTimestamp: metav1.NewTime(now.Add(-6 * time.Minute)),
+		Labels: map[string]string{render.ManagedByLabel: render.ManagedByValue}}}
+	unlabelled := made("f", 7*time.Minute)
+	unlabelled.Labels = nil
+	// Labelled and named like ours, but its data is not what its name says:
+	// someone else's, never deleted.
+	forged := made("g", 8*time.Minute)
+	forged.Data[render.ConfigKey] = "forged"
+	mutable := made("h", 9*time.Minute)
+	mutable.Immutable = nil
+	users := made("i", 10*time.Minute)
+	users.Name = "secondary-scheduler-config-mine"
+	other := made("j", 11*time.Minute)
+	other.Name = "other"
+	all := []*corev1.ConfigMap{a, b, c, d, e, former, unlabelled, forged, mutable, users, other}
+
+	keep := map[string]bool{a.Name: true, b.Name: true}
+	got := staleConfigMaps(all, keep, users.Name, 2)
+	want := []string{e.Name, former.Name}
 	if strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Errorf("stale = %v, want %v", got, want)
 	}
-	if got := staleConfigMaps(all, nil, "secondary-scheduler-config-mine", 0); len(got) != 6 {
+	if got := staleConfigMaps(all, nil, users.Name, 0); len(got) != 6 {
 		t.Errorf("removal deletes %v, want the six config ConfigMaps the operator made", got)
 	}
 }

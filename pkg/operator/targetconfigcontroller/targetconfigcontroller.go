@@ -13,7 +13,6 @@ import (
 	operatorv1 "github.com/openshift/api/operator/v1"
 	"github.com/openshift/library-go/pkg/controller/factory"
 	"github.com/openshift/library-go/pkg/operator/events"
-	"github.com/openshift/library-go/pkg/operator/resource/resourceapply"
 	"github.com/openshift/library-go/pkg/operator/v1helpers"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -207,7 +206,7 @@ func (c *targetConfigController) rollOut(ctx context.Context, recorder events.Re
 		}
 		return c.applyFailed(ctx, ss, own, err, err.Error())
 	}
-	if _, _, err := resourceapply.ApplyConfigMap(ctx, c.kubeClient.CoreV1(), recorder, objs.ConfigMap); err != nil {
+	if err := c.applyConfigMap(ctx, recorder, ss, objs.ConfigMap); err != nil {
 		return c.applyFailed(ctx, ss, own, err, fmt.Sprintf("applying ConfigMap %s/%s: %v", objs.ConfigMap.Namespace, objs.ConfigMap.Name, err))
 	}
 	deployment, err := c.applyDeployment(ctx, recorder, objs, own)

@@ -153,12 +153,16 @@ type SecondarySchedulerSpec struct {
 type SchedulerContainer struct {
 	// command replaces the image's entrypoint, for example
 	// ["/bin/kube-scheduler"]. The operator appends --config=<merged config>
-	// to args unless args already set --config.
+	// to args. Its arguments may not set the flags the operator owns (see args).
 	// +optional
 	// +kubebuilder:validation:MaxItems=32
 	Command []string `json:"command,omitempty"`
 
-	// args are extra arguments of the scheduler command.
+	// args are extra arguments of the scheduler command. They may not set what
+	// the operator owns: --config, --write-config-to, --kubeconfig, --master, any
+	// --leader-elect* flag, --authentication-kubeconfig or --authorization-kubeconfig
+	// (in any spelling), nor --help or --version. Without a command, every
+	// argument must be a kube-scheduler flag.
 	// +optional
 	// +kubebuilder:validation:MaxItems=64
 	Args []string `json:"args,omitempty"`
@@ -195,12 +199,14 @@ type SchedulerRBAC struct {
 	// ClusterRoleBinding named secondary-scheduler-extra.
 	// +optional
 	// +kubebuilder:validation:MaxItems=64
+	// +kubebuilder:validation:XValidation:rule="self.all(r, (!has(r.apiGroups) || size(r.apiGroups) <= 16) && (!has(r.resources) || size(r.resources) <= 64) && (!has(r.verbs) || size(r.verbs) <= 16) && (!has(r.resourceNames) || size(r.resourceNames) <= 64) && (!has(r.nonResourceURLs) || size(r.nonResourceURLs) <= 32))",message="a rule may list at most 16 apiGroups, 64 resources, 16 verbs, 64 resourceNames and 32 nonResourceURLs; split a longer rule in two"
 	ClusterRules []rbacv1.PolicyRule `json:"clusterRules,omitempty"`
 
 	// namespacedRules are granted in the openshift-secondary-scheduler namespace,
 	// through a Role and RoleBinding named secondary-scheduler-extra.
 	// +optional
 	// +kubebuilder:validation:MaxItems=64
+	// +kubebuilder:validation:XValidation:rule="self.all(r, (!has(r.apiGroups) || size(r.apiGroups) <= 16) && (!has(r.resources) || size(r.resources) <= 64) && (!has(r.verbs) || size(r.verbs) <= 16) && (!has(r.resourceNames) || size(r.resourceNames) <= 64) && (!has(r.nonResourceURLs) || size(r.nonResourceURLs) <= 32))",message="a rule may list at most 16 apiGroups, 64 resources, 16 verbs, 64 resourceNames and 32 nonResourceURLs; split a longer rule in two"
 	NamespacedRules []rbacv1.PolicyRule `json:"namespacedRules,omitempty"`
 }
 

@@ -13,9 +13,13 @@ import (
 type SchedulerContainerApplyConfiguration struct {
 	// command replaces the image's entrypoint, for example
 	// ["/bin/kube-scheduler"]. The operator appends --config=<merged config>
-	// to args unless args already set --config.
+	// to args. Its arguments may not set the flags the operator owns (see args).
 	Command []string `json:"command,omitempty"`
-	// args are extra arguments of the scheduler command.
+	// args are extra arguments of the scheduler command. They may not set what
+	// the operator owns: --config, --write-config-to, --kubeconfig, --master, any
+	// --leader-elect* flag, --authentication-kubeconfig or --authorization-kubeconfig
+	// (in any spelling), nor --help or --version. Without a command, every
+	// argument must be a kube-scheduler flag.
 	Args []string `json:"args,omitempty"`
 	// env are extra environment variables of the scheduler container.
 	Env []corev1.EnvVar `json:"env,omitempty"`

@@ -54,7 +54,8 @@ func TestUnservedPods(t *testing.T) {
 
 	o.waitForPodEvent(t, ns, typo.Name, unservedpodscontroller.ReasonNoSuchScheduler, `did you mean "secondary-scheduler"?`)
 	o.waitForUnserved(t, operatorv1.ConditionTrue, unservedpodscontroller.ReasonNoSuchScheduler, ns+"/typo")
-	expectUnservedMetric(t, map[string]int{"secondary-schedular": 1})
+	// The name served has a series, 0 included.
+	expectUnservedMetric(t, map[string]int{"secondary-schedular": 1, "secondary-scheduler": 0})
 	if c := o.condition(t, unservedpodscontroller.ConditionType); strings.Contains(c.Message, "plain") {
 		t.Errorf("a default-scheduler pod is reported: %s", c.Message)
 	}
@@ -63,7 +64,7 @@ func TestUnservedPods(t *testing.T) {
 		t.Fatal(err)
 	}
 	o.waitForUnserved(t, operatorv1.ConditionFalse, "AsExpected", "")
-	expectUnservedMetric(t, nil)
+	expectUnservedMetric(t, map[string]int{"secondary-scheduler": 0})
 
 	// Our own profile while the scheduler has no available pod.
 	ours := pod("ours", "secondary-scheduler")

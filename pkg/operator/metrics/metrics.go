@@ -5,11 +5,15 @@ package metrics
 
 import (
 	"context"
+	"slices"
+	"sort"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/openshift/library-go/pkg/controller/factory"
+	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/component-base/metrics"
 	"k8s.io/component-base/metrics/legacyregistry"
 
@@ -67,7 +71,7 @@ var (
 	unservedPods = metrics.NewGaugeVec(&metrics.GaugeOpts{
 		Namespace:      namespace,
 		Name:           "unserved_pods",
-		Help:           "Pods pending longer than the grace period whose schedulerName no running secondary scheduler serves, by schedulerName.",
+		Help:           unservedPodsHelp,
 		StabilityLevel: metrics.ALPHA,
 	}, []string{"scheduler_name"})
 
@@ -102,6 +106,10 @@ func InstrumentSync(controller string, sync factory.SyncFunc) factory.SyncFunc {
 	}
 }
 
+var unservedPodsHelp = "Pods pending longer than the grace period whose schedulerName no running secondary scheduler serves, by schedulerName: " +
+	"each served schedulerName, the " + strconv.Itoa(MaxOtherSchedulerNames) + " others with the most such pods, and the rest summed as scheduler_name=\"" +
+	OtherSchedulerNames + "\"."
+
 const configValidHelp = "1 when the merged scheduler configuration of the last sync was valid and rolled out, 0 when it was refused; absent while the operator renders none (Removed, Unmanaged)."
 
 // SetConfigValid records whether the last merged configuration was valid.
@@ -118,13 +126,86 @@ func SetOperandPodsOnStaleConfig(n int) {
 	operandPodsOnStaleConfig.Set(float64(n))
 }
 
-// SetUnservedPods records the unserved pods by schedulerName; names not given
-// have none (their series are removed).
-func SetUnservedPods(bySchedulerName map[string]int) {
-	unservedPods.Reset()
-	for name, n := range bySchedulerName {
-		unservedPods.WithLabelValues(name).Set(float64(n))
+const (
+	// MaxOtherSchedulerNames is how many schedulerNames the secondary scheduler
+	// does not serve get a series of their own in unserved_pods: any pod's
+	// creator picks its schedulerName, and a series per name would let them add
+	// thousands to Prometheus.
+	MaxOtherSchedulerNames = 10
+	// OtherSchedulerNames is the scheduler_name of the unserved_pods series
+	// that sums every schedulerName beyond MaxOtherSchedulerNames. No pod can
+	// carry it: a schedulerName is a DNS subdomain, which has no "_".
+	OtherSchedulerNames = "_other"
+)
+
+var (
+	unservedMu sync.Mutex
+	// unservedExported are the scheduler_names unserved_pods has series for.
+	unservedExported = sets.New[string]()
+)
+
+// SetUnservedPods records the unserved pods by schedulerName, as
+// unservedSeries bounds them; the series of names it leaves out are removed.
+func SetUnservedPods(bySchedulerName map[string]int, served []string) {
+	series := unservedSeries(bySchedulerName, served)
+	unservedMu.Lock()
+	defer unservedMu.Unlock()
+	for name := range unservedExported {
+		if _, ok := series[name]; !ok {
+			unservedPods.DeleteLabelValues(name)
+			unservedExported.Delete(name)
+		}
 	}
+	for name, n := range series {
+		unservedPods.WithLabelValues(name).Set(float64(n))
+		unservedExported.Insert(name)
+	}
+}
+
+// unservedSeries is the series of unserved_pods, by scheduler_name, for the
+// unserved pods counted by schedulerName: every schedulerName served has one
+// (0 when none of its pods is unserved); of the others, the
+// MaxOtherSchedulerNames with the most pods (ties by name, so that equal
+// counts do not trade places between scrapes) have one each, and the rest are
+// summed in OtherSchedulerNames, present only when there is a rest. So there
+// are at most len(served)+MaxOtherSchedulerNames+1 series, whoever creates
+// pods.
+func unservedSeries(bySchedulerName map[string]int, served []string) map[string]int {
+	series := make(map[string]int, len(served)+MaxOtherSchedulerNames+1)
+	for _, name := range served {
+		series[name] = bySchedulerName[name]
+	}
+	// top are the names with a series of their own so far, most pods first.
+	type count struct {
+		name string
+		n    int
+	}
+	before := func(a, b count) bool { return a.n > b.n || a.n == b.n && a.name < b.name }
+	top := make([]count, 0, MaxOtherSchedulerNames+1)
+	rest := 0
+	for name, n := range bySchedulerName {
+		if _, ok := series[name]; ok || n <= 0 {
+			continue
+		}
+		c := count{name, n}
+		i := sort.Search(len(top), func(i int) bool { return before(c, top[i]) })
+		if i == MaxOtherSchedulerNames {
+			rest += n
+			continue
+		}
+		top = slices.Insert(top, i, c)
+		if len(top) > MaxOtherSchedulerNames {
+			rest += top[MaxOtherSchedulerNames].n
+			top = top[:MaxOtherSchedulerNames]
+		}
+	}
+	for _, c := range top {
+		series[c.name] = c.n
+	}
+	if rest > 0 {
+		series[OtherSchedulerNames] = rest
+	}
+	return series
 }
 
 // ForgetConfigValid removes the series: the operator renders no configuration.

@@ -10,6 +10,14 @@
 // examples. The condition is not a Degraded one: a user's typo does not make the
 // operator or the cluster degraded.
 //
+// Whoever can create pods chooses their schedulerNames and their number, so
+// what the controller writes is bounded whatever they do: the metric has a
+// series for each schedulerName served and for at most
+// metrics.MaxOtherSchedulerNames others, the rest summed in one; events go out
+// at most eventBurst at once and eventsPerSecond after that, namespaces taking
+// turns, each message at most maxEventMessage bytes; the condition names at
+// most maxExamples pods.
+//
 // Only pods the API server selects by field (spec.nodeName empty,
 // spec.schedulerName not default-scheduler, status.phase Pending) are watched
 // (PodListOptions), so the cost follows the pending pods of secondary
@@ -17,9 +25,10 @@
 package unservedpodscontroller
 
 import (
+	"cmp"
 	"context"
 	"fmt"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 
@@ -39,6 +48,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	appsv1listers "k8s.io/client-go/listers/apps/v1"
 	corev1listers "k8s.io/client-go/listers/core/v1"
+	"k8s.io/client-go/util/flowcontrol"
 	"k8s.io/utils/clock"
 
 	secondaryschedulerapply "github.com/openshift/secondary-scheduler-operator/pkg/generated/applyconfiguration/operator/v1"
@@ -67,6 +77,19 @@ const (
 	EventSource = "secondary-scheduler-operator"
 
 	maxExamples = 5
+
+	// eventBurst and eventsPerSecond bound the Warning events on pods: 10,000
+	// pods with a mistyped schedulerName get theirs over hours, not as 10,000
+	// writes at once (the metric and the condition count them at once).
+	eventBurst      = 25
+	eventsPerSecond = 0.5
+	// eventRetry is when a sync that left pods to warn looks again.
+	eventRetry = 10 * time.Second
+	// maxEventMessage caps an event's message: the size events.k8s.io/v1
+	// allows a note.
+	maxEventMessage = 1024
+	// maxListedNames caps the schedulerNames served that a message lists.
+	maxListedNames = 5
 )
 
 // PodListOptions selects, on the API server, the pods this controller watches.
@@ -87,6 +110,8 @@ type controller struct {
 	clock          clock.PassiveClock
 	// warned is the reason each pod was warned for, so that it is warned once.
 	warned map[types.UID]string
+	// events is the budget of Warning events on pods.
+	events flowcontrol.PassiveRateLimiter
 	// recorderOn records events on a pod.
 	recorderOn func(*corev1.Pod) events.Recorder
 }
@@ -104,6 +129,7 @@ func New(operatorClient operatorclient.Interface,
 		grace:          grace,
 		clock:          clock.RealClock{},
 		warned:         map[types.UID]string{},
+		events:         flowcontrol.NewTokenBucketPassiveRateLimiter(eventsPerSecond, eventBurst),
 	}
 	// Not NewKubeRecorder: each of its recorders starts an event broadcaster,
 	// goroutines and buffers that nothing stops; this one holds nothing.
@@ -130,11 +156,10 @@ func (c *controller) served() (sets.Set[string], bool) {
 	return sets.New(ss.Status.SchedulerNames...), up
 }
 
-// unserved is one pod no scheduler serves.
+// unserved is one pod no scheduler serves, and why (a Reason* constant).
 type unserved struct {
-	pod     *corev1.Pod
-	reason  string
-	message string
+	pod    *corev1.Pod
+	reason string
 }
 
 func (c *controller) sync(ctx context.Context, syncCtx factory.SyncContext) error {
@@ -143,6 +168,24 @@ func (c *controller) sync(ctx context.Context, syncCtx factory.SyncContext) erro
 	if err != nil {
 		return err
 	}
+	found, again := c.report(pods, served, up)
+	if again > 0 {
+		syncCtx.Queue().AddAfter(syncCtx.QueueKey(), again)
+	}
+	cond := condition(found, c.grace)
+	_, err = c.operatorClient.ApplyStatus(ctx, ControllerName, secondaryschedulerapply.SecondarySchedulerStatus().WithConditions(
+		applyoperatorv1.OperatorCondition().WithType(cond.Type).WithStatus(cond.Status).WithReason(cond.Reason).WithMessage(cond.Message)))
+	if apierrors.IsNotFound(err) {
+		return nil // no SecondaryScheduler: nothing to report on
+	}
+	return err
+}
+
+// report finds the unserved pods among pods, sets the metric and records the
+// Warning events the budget allows. It returns the unserved pods, sorted by
+// namespace and name, and when to look again (0: only on a change): when the
+// next pod's grace period ends, or when events are left to record.
+func (c *controller) report(pods []*corev1.Pod, served sets.Set[string], up bool) ([]unserved, time.Duration) {
 	now := c.clock.Now()
 	var found []unserved
 	var nextDue time.Duration
@@ -158,12 +201,12 @@ func (c *controller) sync(ctx context.Context, syncCtx factory.SyncContext) erro
 			}
 			continue
 		}
-		if u, ok := classify(pod, served, up); ok {
-			found = append(found, u)
+		if reason, ok := classify(pod, served, up); ok {
+			found = append(found, unserved{pod: pod, reason: reason})
 		}
 	}
-	sort.Slice(found, func(i, j int) bool {
-		return found[i].pod.Namespace+"/"+found[i].pod.Name < found[j].pod.Namespace+"/"+found[j].pod.Name
+	slices.SortFunc(found, func(a, b unserved) int {
+		return cmp.Or(strings.Compare(a.pod.Namespace, b.pod.Namespace), strings.Compare(a.pod.Name, b.pod.Name))
 	})
 	for uid := range c.warned {
 		if !present.Has(uid) {
@@ -173,44 +216,97 @@ func (c *controller) sync(ctx context.Context, syncCtx factory.SyncContext) erro
 	counts := map[string]int{}
 	for _, u := range found {
 		counts[u.pod.Spec.SchedulerName]++
-		if c.warned[u.pod.UID] != u.reason {
-			c.warned[u.pod.UID] = u.reason
-			c.recorderOn(u.pod).Warning(u.reason, u.message)
-		}
 	}
-	metrics.SetUnservedPods(counts)
-	if nextDue > 0 {
-		syncCtx.Queue().AddAfter(syncCtx.QueueKey(), nextDue)
+	servedNames := sets.List(served)
+	metrics.SetUnservedPods(counts, servedNames)
+	if c.warn(found, servedNames) && (nextDue == 0 || eventRetry < nextDue) {
+		nextDue = eventRetry
 	}
-	cond := condition(found, c.grace)
-	_, err = c.operatorClient.ApplyStatus(ctx, ControllerName, secondaryschedulerapply.SecondarySchedulerStatus().WithConditions(
-		applyoperatorv1.OperatorCondition().WithType(cond.Type).WithStatus(cond.Status).WithReason(cond.Reason).WithMessage(cond.Message)))
-	if apierrors.IsNotFound(err) {
-		return nil // no SecondaryScheduler: nothing to report on
-	}
-	return err
+	return found, nextDue
 }
 
-// classify says whether pod is unserved, why, and what to tell its owner.
-func classify(pod *corev1.Pod, served sets.Set[string], up bool) (unserved, bool) {
-	name := pod.Spec.SchedulerName
-	switch {
-	case !served.Has(name):
-		msg := fmt.Sprintf("no scheduler serves schedulerName %q", name)
-		if served.Len() == 0 {
-			msg += "; the secondary scheduler serves no schedulerName now"
-		} else {
-			msg += fmt.Sprintf("; the secondary scheduler serves %s", quoted(sets.List(served)))
-			if closest := closestName(name, sets.List(served)); closest != "" {
-				msg += fmt.Sprintf(": did you mean %q?", closest)
+// warn records a Warning on each pod of found not yet warned for its reason, as
+// far as the budget goes, namespaces taking turns so that thousands of pods in
+// one do not hold back the pods of another. It says whether pods are left.
+func (c *controller) warn(found []unserved, served []string) bool {
+	var owed []unserved
+	for _, u := range found {
+		if c.warned[u.pod.UID] != u.reason {
+			owed = append(owed, u)
+		}
+	}
+	for _, u := range byNamespaceInTurn(owed) {
+		if !c.events.TryAccept() {
+			return true
+		}
+		c.warned[u.pod.UID] = u.reason
+		c.recorderOn(u.pod).Warning(u.reason, message(u, served))
+	}
+	return false
+}
+
+// byNamespaceInTurn orders us, sorted by namespace, as the first of each
+// namespace, then the second of each, and so on.
+func byNamespaceInTurn(us []unserved) []unserved {
+	var queues [][]unserved
+	for i, u := range us {
+		if i == 0 || u.pod.Namespace != us[i-1].pod.Namespace {
+			queues = append(queues, nil)
+		}
+		queues[len(queues)-1] = append(queues[len(queues)-1], u)
+	}
+	out := make([]unserved, 0, len(us))
+	for len(queues) > 0 {
+		left := queues[:0]
+		for _, q := range queues {
+			out = append(out, q[0])
+			if len(q) > 1 {
+				left = append(left, q[1:])
 			}
 		}
-		return unserved{pod: pod, reason: ReasonNoSuchScheduler, message: msg + " (a pod's schedulerName cannot change: recreate it)"}, true
-	case !up:
-		return unserved{pod: pod, reason: ReasonSchedulerDown, message: fmt.Sprintf(
-			"schedulerName %q is a profile of the secondary scheduler, which has no available pod: see `kubectl get secondaryscheduler cluster -o yaml`", name)}, true
+		queues = left
 	}
-	return unserved{}, false
+	return out
+}
+
+// classify says whether pod is unserved, and why.
+func classify(pod *corev1.Pod, served sets.Set[string], up bool) (string, bool) {
+	switch {
+	case !served.Has(pod.Spec.SchedulerName):
+		return ReasonNoSuchScheduler, true
+	case !up:
+		return ReasonSchedulerDown, true
+	}
+	return "", false
+}
+
+// message is what the Warning on u's pod tells its owner, served being the
+// schedulerNames served, sorted; at most maxEventMessage bytes.
+func message(u unserved, served []string) string {
+	name := u.pod.Spec.SchedulerName
+	if u.reason == ReasonSchedulerDown {
+		return capped(fmt.Sprintf(
+			"schedulerName %q is a profile of the secondary scheduler, which has no available pod: see `kubectl get secondaryscheduler cluster -o yaml`", name))
+	}
+	msg := fmt.Sprintf("no scheduler serves schedulerName %q", name)
+	if len(served) == 0 {
+		msg += "; the secondary scheduler serves no schedulerName now"
+	} else {
+		msg += "; the secondary scheduler serves " + quoted(served, maxListedNames)
+		if closest := closestName(name, served); closest != "" {
+			msg += fmt.Sprintf(": did you mean %q?", closest)
+		}
+	}
+	return capped(msg + " (a pod's schedulerName cannot change: recreate it)")
+}
+
+// capped cuts msg to maxEventMessage bytes, marking the cut.
+func capped(msg string) string {
+	const cut = " ..."
+	if len(msg) <= maxEventMessage {
+		return msg
+	}
+	return strings.ToValidUTF8(msg[:maxEventMessage-len(cut)], "") + cut
 }
 
 func condition(found []unserved, grace time.Duration) operatorv1.OperatorCondition {
@@ -233,14 +329,19 @@ func condition(found []unserved, grace time.Duration) operatorv1.OperatorConditi
 		reason = sets.List(reasons)[0]
 	}
 	return operatorv1.OperatorCondition{Type: ConditionType, Status: operatorv1.ConditionTrue, Reason: reason,
-		Message: fmt.Sprintf("%d pods have waited over %s for a scheduler that does not serve them: %s; each has a Warning event",
-			len(found), grace, strings.Join(examples, ", "))}
+		Message: fmt.Sprintf("%d pods have waited over %s for a scheduler that does not serve them: %s; each gets a Warning event (at most %d a minute)",
+			len(found), grace, strings.Join(examples, ", "), int(eventsPerSecond*60))}
 }
 
-func quoted(names []string) string {
-	out := make([]string, len(names))
+// quoted lists the first limit names, quoted, and how many more there are.
+func quoted(names []string, limit int) string {
+	var out []string
 	for i, n := range names {
-		out[i] = fmt.Sprintf("%q", n)
+		if i == limit {
+			out = append(out, fmt.Sprintf("and %d more", len(names)-limit))
+			break
+		}
+		out = append(out, fmt.Sprintf("%q", n))
 	}
 	return strings.Join(out, ", ")
 }

@@ -189,7 +189,7 @@ func TestSimulatorGuardBindingWarnsOnly(t *testing.T) {
 	if _, err := admin.Update(ctx, sim, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	simctlWaitStatus(t, g.env, g.ns, "admins", "the running Pod kept", simctlPhase(simv1alpha1.SimulatorCreating, false, "Pod "+running.Name+" is kept as it is"))
+	simctlWaitStatus(t, g.env, g.ns, "admins", "the running Pod kept", simctlPhase(simv1alpha1.SimulatorCreating, true, "Pod "+running.Name+" is kept as it is"))
 	framework.Consistently(ctx, t, 2*time.Second, "the Pod of admins to stay", func() (bool, error) {
 		pods := g.pods(t, "admins")
 		return len(pods) == 1 && pods[0].Name == running.Name && pods[0].DeletionTimestamp == nil, nil

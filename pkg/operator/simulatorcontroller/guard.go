@@ -76,7 +76,9 @@ func heldBack(fields []string, why string) string {
 // syncHeldBack syncs a Simulator that sets GuardedFields while the guard is
 // not intact: no Pod is created, replaced or deleted (a Pod that runs stays:
 // a guard missing for a moment does not end users' simulators), and the
-// NetworkPolicy is created narrow when missing, never widened.
+// NetworkPolicy is created narrow when missing, never widened. It is
+// Degraded, reason ReasonAdmissionGuardNotIntact, unless its Pod runs its
+// current spec.
 func (c *simulatorController) syncHeldBack(ctx context.Context, recorder events.Recorder, sim *simv1alpha1.Simulator,
 	rendered *Rendered, fields []string, why string) error {
 	var errs []error
@@ -88,6 +90,11 @@ func (c *simulatorController) syncHeldBack(ctx context.Context, recorder events.
 	if pod := c.livePod(sim, rendered.Pod.Name); pod != nil {
 		obs = observePod(pod)
 		obs.note = fmt.Sprintf("; Pod %s is kept as it is, and neither replaced nor updated: %s", pod.Name, message)
+		if pod.Annotations[SimulatorSpecHashAnnotation] != rendered.Pod.Annotations[SimulatorSpecHashAnnotation] {
+			// The spec changed while nothing checked who changed it: an
+			// administrator should look before the guard is back.
+			obs.reason, obs.degraded = ReasonAdmissionGuardNotIntact, true
+		}
 	}
 	obs.message, obs.note = capped(obs.message, maxHeldBackMessage), capped(obs.note, maxHeldBackMessage)
 	if err := c.updateStatus(ctx, recorder, sim, obs, ""); err != nil {

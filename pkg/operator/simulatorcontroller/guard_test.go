@@ -98,15 +98,25 @@ func TestSyncKeepsTheRunningPodOfAHeldBackSimulator(t *testing.T) {
 	h.sync()
 	h.observe()
 
-	// A spec change while the guard is broken neither replaces nor deletes it.
+	// Its spec unchanged, it stays Available and not Degraded, with a note.
 	h.breakGuard()
+	expectWrites(t, h.sync(), "update simulators/status")
+	if sim := h.current(); sim.Status.Phase != simv1alpha1.SimulatorAvailable || meta.IsStatusConditionTrue(sim.Status.Conditions, ConditionDegraded) ||
+		!strings.Contains(*sim.Status.Message, "is kept as it is") {
+		t.Fatalf("status %+v", sim.Status)
+	}
+	h.observe()
+
+	// A spec change while the guard is broken neither replaces nor deletes it.
 	h.changeImage("example.com/simulator:3")
 	expectWrites(t, h.sync(), "update simulators/status")
 	if pods := h.listPods(); len(pods) != 1 || pods[0].Name != running.Name {
 		t.Fatalf("pods %v, want %s alone", pods, running.Name)
 	}
 	sim := h.current()
-	if sim.Status.Phase != simv1alpha1.SimulatorAvailable || !strings.Contains(*sim.Status.Message, "Pod "+running.Name+" is kept as it is") {
+	degraded := meta.FindStatusCondition(sim.Status.Conditions, ConditionDegraded)
+	if sim.Status.Phase != simv1alpha1.SimulatorAvailable || !strings.Contains(*sim.Status.Message, "Pod "+running.Name+" is kept as it is") ||
+		degraded.Status != metav1.ConditionTrue || degraded.Reason != ReasonAdmissionGuardNotIntact {
 		t.Fatalf("status %+v", sim.Status)
 	}
 

@@ -7,11 +7,12 @@ import (
 	"io"
 	"reflect"
 	"sort"
+	"strings"
 
 	"github.com/google/go-cmp/cmp"
+	operatorv1 "github.com/openshift/api/operator/v1"
 	"github.com/spf13/cobra"
 	appsv1 "k8s.io/api/apps/v1"
-	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -45,7 +46,11 @@ and a cluster, and prints:
   - the semantic difference between the merged scheduler configuration this
     input makes and the one the scheduler Deployment mounts now ("-" served now,
     "+" after the change); key order and formatting do not count;
-  - the objects the operator would create, change or delete.
+  - the objects the operator would create, change (the fields and labels it
+    owns: configuration data, rules, bindings, the Service's ports, the pod
+    template) or delete (spec.rbac objects no longer asked for, the bindings of
+    earlier releases, everything but the namespace on managementState Removed;
+    nothing on Unmanaged).
 
 Without APIServer or Scheduler documents, the input is observed as the
 cluster's SecondaryScheduler is (its spec.observedConfig). It only reads: no
@@ -120,7 +125,7 @@ func Diff(ctx context.Context, files []string, kubeconfig string, stdin io.Reade
 	if err != nil {
 		return err
 	}
-	changes, err := objectChanges(ctx, kube, dyn, objs)
+	changes, err := objectChanges(ctx, kube, dyn, ss.Spec.ManagementState, objs)
 	if err != nil {
 		return err
 	}
@@ -206,7 +211,10 @@ func printConfigDiff(w io.Writer, served, servedFrom string, objs *render.Object
 
 // objectChanges lists what applying objs would do: + create, ~ change (with
 // what), - delete (the optional RBAC objects objs no longer has).
-func objectChanges(ctx context.Context, kube kubernetes.Interface, dyn dynamic.Interface, objs *render.Objects) ([]string, error) {
+func objectChanges(ctx context.Context, kube kubernetes.Interface, dyn dynamic.Interface, state operatorv1.ManagementState, objs *render.Objects) ([]string, error) {
+	if lines, handled, err := managementStateChanges(ctx, dyn, state, objs); handled {
+		return lines, err
+	}
 	var out []string
 	for _, obj := range objs.All() {
 		line, err := objectChange(ctx, dyn, obj)
@@ -221,7 +229,11 @@ func objectChanges(ctx context.Context, kube kubernetes.Interface, dyn dynamic.I
 	if err != nil {
 		return nil, err
 	}
-	return append(out, deleted...), nil
+	former, err := formerBindings(ctx, kube)
+	if err != nil {
+		return nil, err
+	}
+	return append(append(out, deleted...), former...), nil
 }
 
 // resources are the API resources of the kinds render returns.
@@ -232,29 +244,12 @@ var resources = map[string]string{
 }
 
 func objectChange(ctx context.Context, dyn dynamic.Interface, obj runtime.Object) (string, error) {
-	gvk := obj.GetObjectKind().GroupVersionKind()
-	resource, ok := resources[gvk.Kind]
-	if !ok {
-		return "", fmt.Errorf("diff does not know kind %q", gvk.Kind)
-	}
-	m, err := meta.Accessor(obj)
+	what, live, err := liveObject(ctx, dyn, obj)
 	if err != nil {
 		return "", err
 	}
-	what := gvk.Kind + " " + m.GetName()
-	if m.GetNamespace() != "" {
-		what = gvk.Kind + " " + m.GetNamespace() + "/" + m.GetName()
-	}
-	u, err := dyn.Resource(gvk.GroupVersion().WithResource(resource)).Namespace(m.GetNamespace()).Get(ctx, m.GetName(), metav1.GetOptions{})
-	if apierrors.IsNotFound(err) {
+	if live == nil {
 		return "+ create " + what, nil
-	}
-	if err != nil {
-		return "", err
-	}
-	live := reflect.New(reflect.TypeOf(obj).Elem()).Interface().(runtime.Object)
-	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, live); err != nil {
-		return "", err
 	}
 	if changed := changedFields(obj, live); changed != "" {
 		return "~ change " + what + ": " + changed, nil
@@ -262,36 +257,57 @@ func objectChange(ctx context.Context, dyn dynamic.Interface, obj runtime.Object
 	return "", nil
 }
 
+// liveObject reads the cluster's copy of obj, nil when there is none, and
+// names it ("Kind namespace/name").
+func liveObject(ctx context.Context, dyn dynamic.Interface, obj runtime.Object) (string, runtime.Object, error) {
+	gvk := obj.GetObjectKind().GroupVersionKind()
+	resource, ok := resources[gvk.Kind]
+	if !ok {
+		return "", nil, fmt.Errorf("diff does not know kind %q", gvk.Kind)
+	}
+	m, err := meta.Accessor(obj)
+	if err != nil {
+		return "", nil, err
+	}
+	what := gvk.Kind + " " + m.GetName()
+	if m.GetNamespace() != "" {
+		what = gvk.Kind + " " + m.GetNamespace() + "/" + m.GetName()
+	}
+	u, err := dyn.Resource(gvk.GroupVersion().WithResource(resource)).Namespace(m.GetNamespace()).Get(ctx, m.GetName(), metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return what, nil, nil
+	}
+	if err != nil {
+		return "", nil, err
+	}
+	live := reflect.New(reflect.TypeOf(obj).Elem()).Interface().(runtime.Object)
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, live); err != nil {
+		return "", nil, err
+	}
+	return what, live, nil
+}
+
 // changedFields says which of the fields the operator owns differ between
 // desired and live; "" when none does. Fields the API server defaults are not
 // compared.
 func changedFields(desired, live runtime.Object) string {
+	var changes []string
 	if d, ok := desired.(*appsv1.Deployment); ok {
-		return deploymentChange(d, live.(*appsv1.Deployment))
+		if c := deploymentChange(d, live.(*appsv1.Deployment)); c != "" {
+			changes = append(changes, c)
+		}
+	} else if what, want, got := ownedFields(desired, live); what != "" && want != nil && !equality.Semantic.DeepEqual(want, got) {
+		changes = append(changes, what)
 	}
-	what, want := ownedFields(desired)
-	_, got := ownedFields(live)
-	if what != "" && !equality.Semantic.DeepEqual(want, got) {
-		return what
+	dm, err1 := meta.Accessor(desired)
+	lm, err2 := meta.Accessor(live)
+	if err1 == nil && err2 == nil {
+		if l := ownedLabels(dm, lm); l != "" {
+			changes = append(changes, l)
+		}
 	}
-	return ""
-}
-
-// ownedFields are the fields of obj the operator sets, and what to call them.
-func ownedFields(obj runtime.Object) (string, any) {
-	switch o := obj.(type) {
-	case *corev1.ConfigMap:
-		return "data", o.Data
-	case *rbacv1.ClusterRole:
-		return "rules", o.Rules
-	case *rbacv1.Role:
-		return "rules", o.Rules
-	case *rbacv1.ClusterRoleBinding:
-		return "subjects or roleRef", []any{o.Subjects, o.RoleRef}
-	case *rbacv1.RoleBinding:
-		return "subjects or roleRef", []any{o.Subjects, o.RoleRef}
-	}
-	return "", nil
+	sort.Strings(changes)
+	return strings.Join(changes, "; ")
 }
 
 func deploymentChange(desired, live *appsv1.Deployment) string {
@@ -308,14 +324,7 @@ func deploymentChange(desired, live *appsv1.Deployment) string {
 		changes = append(changes, fmt.Sprintf("replicas %d -> %d", *live.Spec.Replicas, *desired.Spec.Replicas))
 	}
 	sort.Strings(changes)
-	out := ""
-	for i, c := range changes {
-		if i > 0 {
-			out += "; "
-		}
-		out += c
-	}
-	return out
+	return strings.Join(changes, "; ")
 }
 
 func short(hash string) string {

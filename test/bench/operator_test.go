@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"testing"
 	"time"
@@ -76,24 +77,41 @@ func BenchmarkOperatorReactions(b *testing.B) {
 				_, ok := e.Object.(*rbacv1.ClusterRoleBinding)
 				return ok && e.Type == watch.Added
 			}))
-		replicas := int32(1)
+		// A change of the pod template, not of the Deployment's spec alone:
+		// spec.logLevel becomes the scheduler's -v.
+		levels := []operatorv1.LogLevel{operatorv1.Debug, operatorv1.Trace, operatorv1.Normal}
+		level := 0
 		report(b, "cr-change-to-template", measure(b, samples, deployments,
 			func() error {
-				replicas = replicas%3 + 1
-				return env.Admin.UpdateSecondaryScheduler(ctx, func(spec *secondaryschedulerv1.SecondarySchedulerSpec) { spec.Replicas = &replicas })
+				level = (level + 1) % len(levels)
+				return env.Admin.UpdateSecondaryScheduler(ctx, func(spec *secondaryschedulerv1.SecondarySchedulerSpec) { spec.LogLevel = levels[level] })
 			},
 			func(e watch.Event) bool {
 				d, ok := e.Object.(*appsv1.Deployment)
-				return ok && e.Type == watch.Modified && d.Spec.Replicas != nil && *d.Spec.Replicas == replicas
+				return ok && e.Type == watch.Modified && slices.Contains(d.Spec.Template.Spec.Containers[0].Args, verbosityFlag[levels[level]])
 			}))
-		version := 0
+		// The Deployment moved to another configuration: its template's config
+		// hash differs from the one before the change.
+		version, before := 0, ""
 		report(b, "configmap-change-to-rollout", measure(b, samples, deployments,
 			func() error {
+				d, err := kube.AppsV1().Deployments(ns).Get(ctx, render.OperandName, metav1.GetOptions{})
+				if err != nil {
+					return err
+				}
+				before = d.Spec.Template.Annotations[render.ConfigHashAnnotation]
 				version++
-				_, err := kube.CoreV1().ConfigMaps(ns).Update(ctx, userConfig(version), metav1.UpdateOptions{})
+				_, err = kube.CoreV1().ConfigMaps(ns).Update(ctx, userConfig(version), metav1.UpdateOptions{})
 				return err
 			},
-			func(e watch.Event) bool { return e.Type == watch.Modified }))
+			func(e watch.Event) bool {
+				d, ok := e.Object.(*appsv1.Deployment)
+				hash := ""
+				if ok {
+					hash = d.Spec.Template.Annotations[render.ConfigHashAnnotation]
+				}
+				return ok && e.Type == watch.Modified && hash != "" && hash != before
+			}))
 		added := func(e watch.Event) bool { return e.Type == watch.Added }
 		report(b, "service-restored", measure(b, samples,
 			fromNow(kube.CoreV1().Services(ns).List, kube.CoreV1().Services(ns).Watch, metricsService),
@@ -114,6 +132,9 @@ func BenchmarkOperatorReactions(b *testing.B) {
 		report(b, "failed-rollout-rolled-back", failedRolloutToRolledBack(b, env, samples, userConfig))
 	}
 }
+
+// verbosityFlag is the scheduler argument each spec.logLevel renders to.
+var verbosityFlag = map[operatorv1.LogLevel]string{operatorv1.Normal: "-v=2", operatorv1.Debug: "-v=4", operatorv1.Trace: "-v=6"}
 
 // Names of static operand objects, as their assets in bindata name them.
 const metricsService, leaderElection = "secondary-scheduler-metrics", "secondary-scheduler-leader-election"

@@ -6,7 +6,6 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"math/rand/v2"
 	"net"
 	"net/http"
 	"net/url"
@@ -207,19 +206,28 @@ type controlPlaneFault struct {
 	relisted int
 	// requests counts all the operator's requests in that time.
 	requests int
+	// mid: the kill landed mid-change (the rollout was not done just before it).
+	mid bool
 	// operatorExited: the operator lost its lease during the outage and
 	// exited, as library-go's leader election does; it was started again, as
 	// its kubelet would.
 	operatorExited bool
 }
 
-// killComponentDuringRollout makes a spec change, kills name within 1 s of
-// it, runs whileDown, starts name again, and measures the way back.
+// killComponentDuringRollout makes a spec change, kills name at the
+// operator's first write of it, runs whileDown, starts name again, and
+// measures the way back.
 func (c *cluster) killComponentDuringRollout(t *testing.T, name string, level operatorv1.LogLevel, whileDown func()) controlPlaneFault {
 	t.Helper()
 	var f controlPlaneFault
-	c.updateSpec(t, func(s *secondaryschedulerv1.SecondarySchedulerSpec) { s.LogLevel = level })
-	time.Sleep(time.Duration(rand.Int64N(int64(time.Second))))
+	// Killed at the operator's first write of the change; mid-change when the
+	// rollout was not done just before the kill (the API server cannot be
+	// asked after it).
+	seen := c.firstWrite(t, func() {
+		c.updateSpec(t, func(s *secondaryschedulerv1.SecondarySchedulerSpec) { s.LogLevel = level })
+	})
+	f.mid = c.reconciledErr(context.Background()) != nil
+	t.Logf("killing %s at the operator's first write (%s); the change was unfinished: %v", name, seen, f.mid)
 	killed := c.restartComponent(t, name, whileDown)
 	ready := c.waitAPIServerReady(t)
 	f.outage = ready.Sub(killed)
@@ -262,6 +270,7 @@ func (c *cluster) testControlPlaneFault(t *testing.T, name string, whileDown fun
 	levels := []operatorv1.LogLevel{operatorv1.Debug, operatorv1.Normal}
 	for i := range faultRepeat(t) {
 		f := c.killComponentDuringRollout(t, name, levels[i%2], whileDown)
+		times.killed(f.mid)
 		times.add(f.converged)
 		next.add(f.next)
 		faults = append(faults, f)

@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"net"
@@ -49,19 +50,6 @@ func faultRepeat(t *testing.T) int {
 		}
 	}
 	return n
-}
-
-// killAt kills the operator after a random delay of up to max, and starts it
-// again. It returns when the kill happened.
-func (c *cluster) killAt(t *testing.T, max time.Duration) time.Time {
-	t.Helper()
-	delay := time.Duration(rand.Int64N(int64(max)))
-	time.Sleep(delay)
-	c.killOperator(t)
-	killed := time.Now()
-	t.Logf("killed the operator %s into the change", delay.Round(time.Millisecond))
-	c.startOperator(t)
-	return killed
 }
 
 // ownedObjects names the objects the operator owns for the SecondaryScheduler
@@ -183,21 +171,44 @@ func (c *cluster) waitNothingOwned(ctx context.Context, t *testing.T, also func(
 	})
 }
 
-// faultTimes collects convergence times and logs them with p50/p99.
+// faultTimes collects, per scenario, the faults, how many of the kills
+// landed mid-change, how many converged and how long that took.
 type faultTimes struct {
 	scenario string
-	times    []time.Duration
+	// kills counts the kills; mid those that found the change unfinished.
+	kills, mid int
+	times      []time.Duration
 }
 
+// killed records a kill and whether it landed mid-change.
+func (f *faultTimes) killed(mid bool) {
+	f.kills++
+	if mid {
+		f.mid++
+	}
+}
+
+// add records a fault that converged, d after it.
 func (f *faultTimes) add(d time.Duration) { f.times = append(f.times, d) }
 
+// report logs the figures; a scenario of kills fails unless at least 3 in 4
+// landed mid-change, since a kill after the change proves nothing.
 func (f *faultTimes) report(t *testing.T) {
 	s := slices.Clone(f.times)
 	slices.Sort(s)
 	q := func(p float64) time.Duration { return s[int(p*float64(len(s)-1)+0.5)].Round(time.Millisecond) }
-	t.Logf("FAULT %s: %d faults, %d converged, time from the fault to converged: p50 %s, p99 %s, max %s",
-		f.scenario, len(s), len(s), q(0.5), q(0.99), s[len(s)-1].Round(time.Millisecond))
+	faults := len(s)
+	if f.kills > 0 {
+		faults = f.kills
+	}
+	t.Logf("FAULT %s: %d faults, %d kills landed mid-change, %d converged, time from the fault to converged: p50 %s, p99 %s, max %s",
+		f.scenario, faults, f.mid, len(s), q(0.5), q(0.99), s[len(s)-1].Round(time.Millisecond))
+	if f.kills > 0 && f.mid*4 < f.kills*3 {
+		t.Errorf("FAULT %s: only %d of %d kills landed mid-change (at least 3 in 4 must)", f.scenario, f.mid, f.kills)
+	}
 }
+
+var errStillOwned = errors.New("the operator still owns objects")
 
 // faultBaseline applies examples/bin-packing, waits until it is rolled out,
 // and returns what the operator owns then and the user's ConfigMap. When the
@@ -236,8 +247,10 @@ func TestFaultKillDuringRollout(t *testing.T) {
 	times := &faultTimes{scenario: "kill during a rollout"}
 	levels := []operatorv1.LogLevel{operatorv1.Debug, operatorv1.Normal}
 	for i := range faultRepeat(t) {
-		c.updateSpec(t, func(s *secondaryschedulerv1.SecondarySchedulerSpec) { s.LogLevel = levels[i%2] })
-		killed := c.killAt(t, 1500*time.Millisecond)
+		killed, mid := c.killAtFirstWrite(t, func() {
+			c.updateSpec(t, func(s *secondaryschedulerv1.SecondarySchedulerSpec) { s.LogLevel = levels[i%2] })
+		}, c.reconciledErr)
+		times.killed(mid)
 		c.waitReconciled(t)
 		times.add(time.Since(killed))
 		c.checkOwned(ctx, t, owned)
@@ -295,8 +308,8 @@ func (c *cluster) faultTearDown(t *testing.T, scenario string, tearDown func(), 
 	owned, user := c.faultBaseline(ctx, t)
 	times := &faultTimes{scenario: scenario}
 	for range faultRepeat(t) {
-		tearDown()
-		killed := c.killAt(t, time.Second)
+		killed, mid := c.killAtFirstWrite(t, tearDown, c.nothingOwnedErr(t))
+		times.killed(mid)
 		c.waitNothingOwned(ctx, t, gone)
 		times.add(time.Since(killed))
 		c.userConfigIntact(ctx, t, user)
@@ -460,20 +473,21 @@ func TestFaultKillWhileCreatingSimulators(t *testing.T) {
 				return err
 			})
 		}()
-		killed := c.killAt(t, 3*time.Second)
+		killed, mid := c.killAfter(t, time.Duration(rand.Int64N(int64(3*time.Second))), func(ctx context.Context) error {
+			available, err := c.availableSimulators(ctx, ns)
+			if err == nil && available < n {
+				err = fmt.Errorf("%d of %d Available", available, n)
+			}
+			return err
+		})
+		times.killed(mid)
 		if err := <-created; err != nil {
 			t.Fatal(err)
 		}
 		framework.WaitForWithin(ctx, t, 5*time.Minute, fmt.Sprintf("all %d Simulators to be Available, each with one Pod, Service and NetworkPolicy", n), func() (bool, error) {
-			list, err := sims.List(ctx, metav1.ListOptions{})
+			available, err := c.availableSimulators(ctx, ns)
 			if err != nil {
 				return false, err
-			}
-			available := 0
-			for _, s := range list.Items {
-				if s.Status.Phase == simv1alpha1.SimulatorAvailable {
-					available++
-				}
 			}
 			if available != n {
 				return false, fmt.Errorf("%d of %d Available", available, n)
@@ -496,6 +510,21 @@ func TestFaultKillWhileCreatingSimulators(t *testing.T) {
 		})
 	}
 	times.report(t)
+}
+
+// availableSimulators counts the Simulators of ns that are Available.
+func (c *cluster) availableSimulators(ctx context.Context, ns string) (int, error) {
+	list, err := c.admin.Operator.SimulationV1alpha1().Simulators(ns).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return 0, err
+	}
+	available := 0
+	for _, s := range list.Items {
+		if s.Status.Phase == simv1alpha1.SimulatorAvailable {
+			available++
+		}
+	}
+	return available, nil
 }
 
 // checkOnePerSimulator checks that each of the n Simulators in ns owns exactly
@@ -724,24 +753,27 @@ func TestFaultKillDuringRollback(t *testing.T) {
 	for i := range faultRepeat(t) {
 		bad := withUnknownFilterPlugin(t, original, fmt.Sprintf("FaultPlugin%d", i))
 		badHash := c.renderedConfigHash(t, bad)
-		c.setUserConfig(t, bad)
-		// Rollout, crash and rollback take about 200 ms here
-		// (TestFailedRolloutIsRolledBack): a kill within 400 ms lands before,
-		// during or just after them.
-		killed := c.killAt(t, 400*time.Millisecond)
-		framework.WaitForWithin(ctx, t, reconcileTimeout, "the rollout taken back and recorded", func() (bool, error) {
+		// Unfinished until the Deployment is back on the good configuration
+		// with the bad one recorded as failed.
+		rolledBack := func(ctx context.Context) error {
 			h, err := templateHash()
 			if err != nil || h != good.ConfigHash {
-				return false, fmt.Errorf("template config %.12s (%v), want the good %.12s", h, err, good.ConfigHash)
+				return fmt.Errorf("template config %.12s (%v), want the good %.12s", h, err, good.ConfigHash)
 			}
 			ss, err := c.getCR(ctx)
 			if err != nil {
-				return false, err
+				return err
 			}
 			if f := ss.Status.FailedRollout; f == nil || f.ConfigHash != badHash {
-				return false, fmt.Errorf("failedRollout %+v, want config %.12s", f, badHash)
+				return fmt.Errorf("failedRollout %+v, want config %.12s", f, badHash)
 			}
-			return true, nil
+			return nil
+		}
+		killed, mid := c.killAtFirstWrite(t, func() { c.setUserConfig(t, bad) }, rolledBack)
+		times.killed(mid)
+		framework.WaitForWithin(ctx, t, reconcileTimeout, "the rollout taken back and recorded", func() (bool, error) {
+			err := rolledBack(ctx)
+			return err == nil, err
 		})
 		times.add(time.Since(killed))
 		c.checkOneSchedulerPod(ctx, t)

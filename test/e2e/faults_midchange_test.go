@@ -1,0 +1,102 @@
+package e2e
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render"
+)
+
+// firstWriteTimeout bounds the wait for the operator's first write of a
+// change; a kill after it is counted as not mid-change.
+const firstWriteTimeout = 10 * time.Second
+
+// killAtFirstWrite makes the change and kills the operator as soon as it
+// makes its first write of it (firstWrite), then starts it again. The change
+// is mid-way when finished still fails right after the kill: the operator had
+// begun and not ended. It returns when the kill happened and whether it
+// landed mid-change.
+func (c *cluster) killAtFirstWrite(t *testing.T, change func(), finished func(ctx context.Context) error) (time.Time, bool) {
+	t.Helper()
+	seen := c.firstWrite(t, change)
+	c.killOperator(t)
+	killed := time.Now()
+	mid := finished(context.Background()) != nil
+	t.Logf("killed the operator at its first write (%s); the change was unfinished: %v", seen, mid)
+	c.startOperator(t)
+	return killed, mid
+}
+
+// firstWrite makes the change and returns once a watch shows the operator's
+// first write of it: a Deployment or one of the operator's ConfigMaps in the
+// operand namespace created, changed or deleted. It says what it saw.
+func (c *cluster) firstWrite(t *testing.T, change func()) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), firstWriteTimeout)
+	defer cancel()
+	ns := render.OperandNamespace
+	kube := c.admin.Kube
+	deployments, err := kube.AppsV1().Deployments(ns).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ours := metav1.ListOptions{LabelSelector: render.ManagedByLabel + "=" + render.ManagedByValue}
+	configMaps, err := kube.CoreV1().ConfigMaps(ns).List(ctx, ours)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dw, err := kube.AppsV1().Deployments(ns).Watch(ctx, metav1.ListOptions{ResourceVersion: deployments.ResourceVersion})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dw.Stop()
+	ours.ResourceVersion = configMaps.ResourceVersion
+	cw, err := kube.CoreV1().ConfigMaps(ns).Watch(ctx, ours)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cw.Stop()
+	change()
+	select {
+	case e := <-dw.ResultChan():
+		return "Deployment " + string(e.Type)
+	case e := <-cw.ResultChan():
+		return "ConfigMap " + string(e.Type)
+	case <-ctx.Done():
+		return "no write within " + firstWriteTimeout.String()
+	}
+}
+
+// killAfter kills the operator after delay, counts the kill mid-change when
+// finished fails right after it, and starts it again: for changes whose
+// writes outlast any one of them, as creating hundreds of Simulators does.
+func (c *cluster) killAfter(t *testing.T, delay time.Duration, finished func(ctx context.Context) error) (time.Time, bool) {
+	t.Helper()
+	time.Sleep(delay)
+	c.killOperator(t)
+	killed := time.Now()
+	mid := finished(context.Background()) != nil
+	t.Logf("killed the operator %s into the change; the change was unfinished: %v", delay, mid)
+	c.startOperator(t)
+	return killed, mid
+}
+
+// reconciledErr is reconciled's verdict alone.
+func (c *cluster) reconciledErr(ctx context.Context) error {
+	_, err := c.reconciled(ctx)
+	return err
+}
+
+// nothingOwned fails while the operator still owns an object.
+func (c *cluster) nothingOwnedErr(t *testing.T) func(ctx context.Context) error {
+	return func(ctx context.Context) error {
+		objects, configMaps := c.ownedObjects(ctx, t)
+		if len(objects)+len(configMaps) > 0 {
+			return errStillOwned
+		}
+		return nil
+	}
+}

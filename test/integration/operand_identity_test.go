@@ -11,6 +11,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/util/retry"
 	rbacvalidation "k8s.io/component-helpers/auth/rbac/validation"
 
 	secondaryschedulerv1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1"
@@ -243,4 +244,35 @@ func TestNarrowingTheCeilingRevokes(t *testing.T) {
 		return len(c) == 2 && len(n) == 1, err
 	})
 	o.waitForDegraded(t, operatorv1.ConditionFalse)
+}
+
+// TestOperandNamespacePodSecurityLabelsAreRestored: the Pod Security labels of
+// the operand namespace, which the operator's check of user containers relies
+// on, come back when removed by hand.
+func TestOperandNamespacePodSecurityLabelsAreRestored(t *testing.T) {
+	ctx := context.Background()
+	o := startOperator(t)
+	o.createSecondaryScheduler(t, secondaryschedulerv1.SecondarySchedulerSpec{})
+	namespaces := o.admin.Kube.CoreV1().Namespaces()
+	const enforce = "pod-security.kubernetes.io/enforce"
+	framework.WaitFor(ctx, t, "the operand namespace to enforce baseline", func() (bool, error) {
+		ns, err := namespaces.Get(ctx, operandNS, metav1.GetOptions{})
+		return err == nil && ns.Labels[enforce] == "baseline", err
+	})
+	err := retry.RetryOnConflict(framework.ConflictBackoff, func() error {
+		ns, err := namespaces.Get(ctx, operandNS, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		delete(ns.Labels, enforce)
+		_, err = namespaces.Update(ctx, ns, metav1.UpdateOptions{})
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	framework.WaitFor(ctx, t, "the enforce label to be restored", func() (bool, error) {
+		ns, err := namespaces.Get(ctx, operandNS, metav1.GetOptions{})
+		return err == nil && ns.Labels[enforce] == "baseline", err
+	})
 }

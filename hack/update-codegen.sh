@@ -28,10 +28,14 @@ mv "$tmp/simulation.kube-scheduler-simulator.x-k8s.io_simulators.yaml" manifests
   spec.sidecars.[] spec.initContainers.[] spec.volumes.[] \
   spec.schedulerContainer.env.[] spec.schedulerContainer.resources spec.schedulerContainer.volumeMounts.[] spec.schedulerContainer.securityContext \
   spec.rbac.clusterRules.[] spec.rbac.namespacedRules.[] \
+  spec.rbac.clusterRules.[].apiGroups=16 spec.rbac.clusterRules.[].resources=64 spec.rbac.clusterRules.[].verbs=16 spec.rbac.clusterRules.[].resourceNames=64 spec.rbac.clusterRules.[].nonResourceURLs=32 \
+  spec.rbac.namespacedRules.[].apiGroups=16 spec.rbac.namespacedRules.[].resources=64 spec.rbac.namespacedRules.[].verbs=16 spec.rbac.namespacedRules.[].resourceNames=64 spec.rbac.namespacedRules.[].nonResourceURLs=32 \
   spec.placement.tolerations.[] spec.placement.affinity \
   status.conditions.[] status.generations.[]
 "$tools/crdtrim" manifests/0000_50_secondary-scheduler-operator_02_simulators.crd.yaml \
-  spec.podTemplate status.conditions.[]
+  spec.podTemplate status.conditions.[] \
+  spec.ingressFrom.[].podSelector.matchLabels=32 spec.ingressFrom.[].podSelector.matchExpressions=16 spec.ingressFrom.[].podSelector.matchExpressions.[].values=64 \
+  spec.ingressFrom.[].namespaceSelector.matchLabels=32 spec.ingressFrom.[].namespaceSelector.matchExpressions=16 spec.ingressFrom.[].namespaceSelector.matchExpressions.[].values=64 spec.ingressFrom.[].ipBlock.except=32
 
 # `go list -m` prints an empty Dir for a module not yet in the module cache:
 # download it first, so a fresh machine finds kube_codegen.sh.

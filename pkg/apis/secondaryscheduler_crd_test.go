@@ -86,7 +86,7 @@ func TestSecondarySchedulerAdmission(t *testing.T) {
 				verbs[i] = "get"
 			}
 			spec["rbac"] = map[string]interface{}{"clusterRules": []interface{}{map[string]interface{}{"apiGroups": []interface{}{""}, "resources": []interface{}{"nodes"}, "verbs": verbs}}}
-		}, []string{"spec.rbac.clusterRules", "at most 16 apiGroups"}},
+		}, []string{"spec.rbac.clusterRules[0].verbs", "must have at most 16 items"}},
 		{"too many sidecars", func(_, spec map[string]interface{}) { spec["sidecars"] = tooMany }, []string{"spec.sidecars", "must have at most 10 items"}},
 		{"replicas zero", func(_, spec map[string]interface{}) { spec["replicas"] = int64(0) }, []string{"spec.replicas", "greater than or equal to 1"}},
 		{"bad managementState", func(_, spec map[string]interface{}) { spec["managementState"] = "Sometimes" }, []string{"spec.managementState"}},

@@ -10,11 +10,16 @@
 // version's openAPIV3Schema to an embedded type (spec.sidecars, spec.podTemplate);
 // "[]" steps into list items. Descriptions below each root are dropped; the
 // root's own description is kept.
+//
+// ROOT_PATH=N instead bounds the list (maxItems) or map (maxProperties) at
+// that path: embedded Kubernetes types carry no bounds of their own, and the
+// API server checks these before anything else, at no cost.
 package main
 
 import (
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 
 	"sigs.k8s.io/yaml"
@@ -44,6 +49,7 @@ func trim(file string, roots []string) error {
 	for _, v := range versions {
 		schema, _ := dig(v, "schema", "openAPIV3Schema").(map[string]interface{})
 		for _, root := range roots {
+			root, bound, bounded := strings.Cut(root, "=")
 			node := schema
 			for _, step := range strings.Split(root, ".") {
 				if node == nil {
@@ -58,6 +64,12 @@ func trim(file string, roots []string) error {
 			if node == nil {
 				return fmt.Errorf("%s: no schema at %q", file, root)
 			}
+			if bounded {
+				if err := setBound(node, bound); err != nil {
+					return fmt.Errorf("%s: %s: %w", file, root, err)
+				}
+				continue
+			}
 			dropDescriptions(node, true)
 		}
 	}
@@ -66,6 +78,23 @@ func trim(file string, roots []string) error {
 		return err
 	}
 	return os.WriteFile(file, append([]byte("---\n"), out...), 0o644)
+}
+
+// setBound sets maxItems on a list's schema, maxProperties on a map's.
+func setBound(node map[string]interface{}, bound string) error {
+	n, err := strconv.Atoi(bound)
+	if err != nil || n < 0 {
+		return fmt.Errorf("bound %q is not a count", bound)
+	}
+	switch node["type"] {
+	case "array":
+		node["maxItems"] = n
+	case "object":
+		node["maxProperties"] = n
+	default:
+		return fmt.Errorf("a bound needs a list or a map, not %v", node["type"])
+	}
+	return nil
 }
 
 func dropDescriptions(node interface{}, keepOwn bool) {

@@ -199,14 +199,12 @@ type SchedulerRBAC struct {
 	// ClusterRoleBinding named secondary-scheduler-extra.
 	// +optional
 	// +kubebuilder:validation:MaxItems=64
-	// +kubebuilder:validation:XValidation:rule="self.all(r, (!has(r.apiGroups) || size(r.apiGroups) <= 16) && (!has(r.resources) || size(r.resources) <= 64) && (!has(r.verbs) || size(r.verbs) <= 16) && (!has(r.resourceNames) || size(r.resourceNames) <= 64) && (!has(r.nonResourceURLs) || size(r.nonResourceURLs) <= 32))",message="a rule may list at most 16 apiGroups, 64 resources, 16 verbs, 64 resourceNames and 32 nonResourceURLs; split a longer rule in two"
 	ClusterRules []rbacv1.PolicyRule `json:"clusterRules,omitempty"`
 
 	// namespacedRules are granted in the openshift-secondary-scheduler namespace,
 	// through a Role and RoleBinding named secondary-scheduler-extra.
 	// +optional
 	// +kubebuilder:validation:MaxItems=64
-	// +kubebuilder:validation:XValidation:rule="self.all(r, (!has(r.apiGroups) || size(r.apiGroups) <= 16) && (!has(r.resources) || size(r.resources) <= 64) && (!has(r.verbs) || size(r.verbs) <= 16) && (!has(r.resourceNames) || size(r.resourceNames) <= 64) && (!has(r.nonResourceURLs) || size(r.nonResourceURLs) <= 32))",message="a rule may list at most 16 apiGroups, 64 resources, 16 verbs, 64 resourceNames and 32 nonResourceURLs; split a longer rule in two"
 	NamespacedRules []rbacv1.PolicyRule `json:"namespacedRules,omitempty"`
 }
 

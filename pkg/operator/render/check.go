@@ -45,8 +45,8 @@ func checkMerged(data []byte, merged map[string]interface{}, layers []*layer, or
 			continue
 		}
 		if len(qs.plugins) == 0 {
-			// The queue sort comes from a multiPoint plugin whose extension points
-			// only its own build knows; kube-scheduler checks it at start-up.
+			// The queue sort comes from a multiPoint plugin, if any: checkFrameworks
+			// knows the in-tree ones, kube-scheduler's build the others.
 			continue
 		}
 		qs.profile, qs.at = name, at

@@ -56,9 +56,10 @@
 // out-of-tree plugins only have to be objects. A layer checks: a listed profile
 // list is not empty, no list entry is null, schedulerNames are set, unique and
 // not default-scheduler, pluginConfig names, plugin names and extender
-// urlPrefixes are set and unique. The merged configuration is decoded strictly
-// again and every profile must use the same queueSort plugin with the same
-// args (kube-scheduler has one queue).
+// urlPrefixes are set and unique, and no score weight is negative
+// (kube-scheduler takes one only on the last score plugin it sums). The merged
+// configuration is decoded strictly again and every profile must use the same
+// queueSort plugin with the same args (kube-scheduler has one queue).
 //
 // Then the merged configuration goes through kube-scheduler's own code: it is
 // loaded as kube-scheduler loads its --config file (the strict, defaulting
@@ -68,15 +69,24 @@
 // ten small packages of k8s.io/kubernetes, pinned to the k8s.io libraries the
 // operator already uses; copying the rules by hand would drift with every
 // release. Each of its problems is traced to the layer and path that set the
-// value. test/configdiff checks the result against the real kube-scheduler
-// binary on a shared corpus.
+// value.
+//
+// Last come the checks kube-scheduler makes only when it builds each profile's
+// framework, on the defaulted profiles (kube-scheduler's default plugins merged
+// in): every plugin enabled at an extension point implements it, no plugin is
+// listed twice at a point or in multiPoint, and every profile keeps a queueSort
+// and a bind plugin. Which extension points kube-scheduler's own plugins
+// implement is data, bindata assets/config/in-tree-plugins.yaml, which
+// test/configdiff writes from the kube-scheduler binary and checks against it
+// and scheduler-plugins' build. test/configdiff checks all of it against both
+// binaries on a shared corpus, each case rendered here.
 //
 // What no check here can know is what only the scheduler build knows: the
-// names of out-of-tree plugins, the extension points each plugin implements,
-// and the args of out-of-tree plugins. A configuration that passes here but
-// that the scheduler refuses at start-up is caught by the rollout instead (the
-// target config controller rolls it back). All problems are returned together
-// in an *InputError.
+// names of out-of-tree plugins, the extension points they implement and their
+// args, and what an older release's own plugins lack. A configuration that
+// passes here but that the scheduler refuses at start-up is caught by the
+// rollout instead (the target config controller rolls it back). All problems
+// are returned together in an *InputError.
 //
 // # Observed config
 //

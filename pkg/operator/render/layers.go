@@ -152,7 +152,8 @@ func nullEntry(source, path string, item interface{}, why string, errs *problems
 }
 
 // checkPluginSets checks that every plugin a profile enables or disables has a
-// name: kube-scheduler fails at start-up on a plugin named "".
+// name (kube-scheduler fails at start-up on a plugin named "") and that no
+// score weight is negative.
 func checkPluginSets(source, profilePath string, v interface{}, errs *problems) {
 	points, _ := v.(map[string]interface{})
 	for _, point := range sortedKeys(points) {
@@ -169,8 +170,24 @@ func checkPluginSets(source, profilePath string, v interface{}, errs *problems) 
 				if name, _ := p["name"].(string); name == "" {
 					errs.addf(source, path+".name", "required: the plugin's name (\"*\" stands for all default plugins in disabled)")
 				}
+				if which == "enabled" && (point == "score" || point == "multiPoint") {
+					checkWeight(source, path+".weight", p["weight"], errs)
+				}
 			}
 		}
+	}
+}
+
+// checkWeight refuses a negative score weight. kube-scheduler adds the weights
+// up in an int64 and refuses the profile when the sum wraps around, which a
+// negative weight does as soon as another score plugin follows it; the one it
+// accepts, on the last score plugin, ranks nodes against the plugin's own
+// preference. Either way it is a mistake.
+func checkWeight(source, path string, v interface{}, errs *problems) {
+	w, _ := v.(json.Number)
+	if f, err := w.Float64(); err == nil && f < 0 {
+		errs.addf(source, path, "%s: a score weight must not be negative; disable the plugin instead, "+
+			"or give a weight of 1 or more (0 or no weight means 1)", w)
 	}
 }
 

@@ -23,7 +23,9 @@ import (
 // It runs after the operator's own layer checks, which name layers and fields
 // more precisely for the common mistakes; this is the backstop that keeps the
 // operator in agreement with kube-scheduler for everything else (ranges,
-// enums, the backoff order, plugin args, extenders).
+// enums, the backoff order, plugin args, extenders). A configuration that
+// passes goes on to the checks kube-scheduler makes when it builds each
+// profile's framework (checkFrameworks).
 func checkUpstream(data []byte, layers []*layer, origins map[string]origin, errs *problems) {
 	obj, gvk, err := schedscheme.Codecs.UniversalDecoder().Decode(data, nil, nil)
 	if err != nil {
@@ -39,6 +41,7 @@ func checkUpstream(data []byte, layers []*layer, origins map[string]origin, errs
 	cfg.TypeMeta.APIVersion = gvk.GroupVersion().String()
 
 	loc := locator{cfg: cfg, layers: layers, origins: origins}
+	before := errs.len()
 	report := func(err error) {
 		var agg utilerrors.Aggregate
 		if !errors.As(err, &agg) {
@@ -77,6 +80,9 @@ func checkUpstream(data []byte, layers []*layer, origins map[string]origin, errs
 			errs.addf(source, path, "kube-scheduler would serve %q, which belongs to the cluster's default scheduler; "+
 				"give every profile its own schedulerName", defaultSchedulerName)
 		}
+	}
+	if errs.len() == before {
+		checkFrameworks(cfg, loc, errs)
 	}
 }
 

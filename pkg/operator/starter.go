@@ -70,7 +70,7 @@ func RunOperator(ctx context.Context, cc *controllercmd.ControllerContext) error
 	// status: every controller, library-go's included, goes through it.
 	operatorClient := operatorclient.New(cc.Clock, crClient.OperatorV1(), crInformers.Operator().V1().SecondarySchedulers())
 	simulatorObjects := informers.NewSharedInformerFactoryWithOptions(kubeClient, resync, simulatorcontroller.InformerOption(),
-		informers.WithTransform(trim.SimulatorObjects))
+		informers.WithTransform(simulatorcontroller.Transform))
 	// Only pending, unbound pods of schedulers other than the default one.
 	waitingPods := informers.NewSharedInformerFactoryWithOptions(kubeClient, resync, informers.WithTweakListOptions(unservedpodscontroller.PodListOptions),
 		informers.WithTransform(trim.PendingPods))

@@ -33,7 +33,7 @@ func RunSimulatorController(t testing.TB, cfg *rest.Config, namespace string, wo
 	kube := kubernetes.NewForConfigOrDie(counted)
 	sims := versioned.NewForConfigOrDie(counted)
 	kubeInformers := informers.NewSharedInformerFactoryWithOptions(kube, 10*time.Minute,
-		simulatorcontroller.InformerOption(), informers.WithNamespace(namespace), informers.WithTransform(trim.SimulatorObjects))
+		simulatorcontroller.InformerOption(), informers.WithNamespace(namespace), informers.WithTransform(simulatorcontroller.Transform))
 	simInformers := siminformers.NewSharedInformerFactoryWithOptions(sims, 10*time.Minute, siminformers.WithNamespace(namespace),
 		siminformers.WithTransform(trim.Objects))
 	recorder := events.NewInMemoryRecorder("simulator-controller-test", clock.RealClock{})
@@ -45,6 +45,7 @@ func RunSimulatorController(t testing.TB, cfg *rest.Config, namespace string, wo
 		Services:        kubeInformers.Core().V1().Services(),
 		NetworkPolicies: kubeInformers.Networking().V1().NetworkPolicies(),
 		Guard:           guard,
+		Namespace:       namespace,
 	}, recorder)
 	RunInBackground(t, func(ctx context.Context) {
 		kubeInformers.Start(ctx.Done())

@@ -48,13 +48,19 @@ func simctlSetup(t *testing.T, prefix string) (*framework.Env, string, *framewor
 func simctlSetupIn(t *testing.T, env *framework.Env, prefix string, role *rbacv1.ClusterRole) (string, *framework.RequestCounter) {
 	t.Helper()
 	ns := env.CreateNamespace(t, prefix)
+	return ns, simctlStart(t, env, ns, role)
+}
+
+// simctlStart starts the controller in ns as a ServiceAccount holding role only.
+func simctlStart(t *testing.T, env *framework.Env, ns string, role *rbacv1.ClusterRole) *framework.RequestCounter {
+	t.Helper()
 	_, err := env.Admin.Kube.RbacV1().ClusterRoles().Create(context.Background(), role, metav1.CreateOptions{})
 	if err != nil && !apierrors.IsAlreadyExists(err) {
 		t.Fatal(err)
 	}
 	cfg := env.ServiceAccountConfig(t, ns, "simulator-controller", framework.ClusterRoleIn(ns, role.Name))
 	counter, _ := framework.RunSimulatorController(t, cfg, ns, 2, simulatorcontroller.ClientQPS)
-	return ns, counter
+	return counter
 }
 
 // TestSimulatorOwnerReferencesNeedFinalizers: with the admission plugin OpenShift
@@ -127,20 +133,14 @@ func simctlPhase(phase simv1alpha1.SimulatorPhase, degraded bool, message string
 
 // simctlPod waits for the one Pod of a Simulator that is not being deleted.
 // simctlAvailable creates a default Simulator, plays the kubelet to make its
-// Pod ready, and waits until it is Available and the controller has recorded
-// so; it returns the Pod.
+// Pod ready, and waits until it is Available (the controller's last write:
+// it records no event for it); it returns the Pod.
 func simctlAvailable(t *testing.T, env *framework.Env, ns, name string) *corev1.Pod {
 	t.Helper()
 	simctlCreate(t, env, ns, &simv1alpha1.Simulator{ObjectMeta: metav1.ObjectMeta{Name: name}})
 	pod := simctlPod(t, env, ns, name)
 	simctlKubelet(t, env, pod, simctlReady(true))
 	simctlWaitStatus(t, env, ns, name, "Available", simctlPhase(simv1alpha1.SimulatorAvailable, false, ""))
-	// The controller tells of the transition after it wrote the status: only
-	// then is it done with this Simulator.
-	framework.WaitFor(context.Background(), t, "the SimulatorAvailable event", func() (bool, error) {
-		return framework.FindEvent(context.Background(), env.Admin.Kube, ns, "involvedObject.kind=Simulator,involvedObject.name="+name,
-			corev1.EventTypeNormal, "SimulatorAvailable", "")
-	})
 	return pod
 }
 

@@ -6,10 +6,13 @@
 //
 // Wiring (starter.go):
 //
-//   - the Simulator informer from the generated informer factory, all namespaces;
+//   - the Simulator informer from the generated informer factory, all
+//     namespaces, with the transform trim.Objects (a Simulator's labels and
+//     annotations, which its users write, are not cached);
 //   - the Pod, Service and NetworkPolicy informers from a kube informer factory built with
-//     InformerOption(), all namespaces: only the objects this controller made are
-//     cached, never every Pod of the cluster;
+//     InformerOption() and the transform Transform, all namespaces: only the
+//     objects this controller made (Selector: both its labels) are cached, never
+//     every Pod of the cluster, and of them only what it reads;
 //   - the clients built from a rest.Config with QPS >= ClientQPS and Burst >=
 //     ClientBurst (client-go's default 5 QPS would take 10 minutes to start 1,000
 //     simulators);
@@ -23,6 +26,14 @@
 // OwnerReferencesPermissionEnforcement admission checks); pods get/list/watch/
 // create/delete; services and networkpolicies get/list/watch/create/update;
 // events create.
+//
+// Ownership: a Pod, Service or NetworkPolicy is the Simulator's only with a
+// controller reference to it, UID included; the controller updates or
+// deletes no other. One that takes the name the Simulator needs is reported
+// (Degraded, reason NameConflict, and a Warning) and left as it is.
+//
+// Messages: every status message and event message is capped to
+// MaxMessageBytes.
 package simulatorcontroller
 
 import (
@@ -36,7 +47,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	utilerrors "k8s.io/apimachinery/pkg/util/errors"
-	"k8s.io/client-go/informers"
 	corev1informers "k8s.io/client-go/informers/core/v1"
 	networkingv1informers "k8s.io/client-go/informers/networking/v1"
 	"k8s.io/client-go/kubernetes"
@@ -67,9 +77,9 @@ const (
 	// server: several keep it busy (measured: see docs/simulator.md).
 	DefaultWorkers = 10
 	// ClientQPS and ClientBurst are the least client rate limits the starter must
-	// give the clients of this controller. A Simulator costs five writes from
-	// creation to Available (NetworkPolicy, Pod, Service, two status updates)
-	// plus its events.
+	// give the clients of this controller. A Simulator costs five requests from
+	// creation to Available (NetworkPolicy, Pod and Service created, two status
+	// updates; no event: test/integration's TestSimulatorAPIBudget counts them).
 	ClientQPS   = 200
 	ClientBurst = 400
 
@@ -84,17 +94,6 @@ const (
 	kindPolicy    = "NetworkPolicy"
 )
 
-// InformerOption filters a kube informer factory to the Pods, Services and NetworkPolicies this
-// controller creates (those with SimulatorLabel).
-func InformerOption() informers.SharedInformerOption {
-	return informers.WithTweakListOptions(TweakListOptions)
-}
-
-// TweakListOptions selects the objects that carry SimulatorLabel.
-func TweakListOptions(opts *metav1.ListOptions) {
-	opts.LabelSelector = SimulatorLabel
-}
-
 type simulatorController struct {
 	kubeClient    kubernetes.Interface
 	simClient     versioned.Interface
@@ -104,6 +103,7 @@ type simulatorController struct {
 	serviceLister corev1listers.ServiceLister
 	policyLister  networkingv1listers.NetworkPolicyLister
 	guard         Guard
+	namespace     string
 	writes        *recentWrites
 	backoff       *replaceBackoff
 	clock         clock.PassiveClock
@@ -113,14 +113,17 @@ type simulatorController struct {
 
 // Informers are what the controller reads: the Simulators, the Pods,
 // Services and NetworkPolicies of a kube informer factory built with
-// InformerOption (only the objects this controller made), and the admission
-// guard's verdict (required).
+// InformerOption and Transform (only the objects this controller made, and
+// of them only what it reads), and the admission guard's verdict (required).
 type Informers struct {
 	Simulators      siminformers.SimulatorInformer
 	Pods            corev1informers.PodInformer
 	Services        corev1informers.ServiceInformer
 	NetworkPolicies networkingv1informers.NetworkPolicyInformer
 	Guard           Guard
+	// Namespace is the one the informers watch, "" for all: where the
+	// controller looks for Pods of earlier operator versions once it starts.
+	Namespace string
 }
 
 // NewSimulatorController returns the controller that runs a simulator for every
@@ -135,11 +138,12 @@ func NewSimulatorController(kubeClient kubernetes.Interface, simClient versioned
 			Namespace: sim.Namespace, Name: sim.Name, UID: sim.UID, ResourceVersion: sim.ResourceVersion,
 		}, clock.RealClock{})
 	}
-	return newSimulatorController(kubeClient, simClient, informers, recorder, onSimulator, clock.RealClock{})
+	_, ctrl := newSimulatorController(kubeClient, simClient, informers, recorder, onSimulator, clock.RealClock{})
+	return ctrl
 }
 
 func newSimulatorController(kubeClient kubernetes.Interface, simClient versioned.Interface, informers Informers, recorder events.Recorder,
-	recorderFor func(*simv1alpha1.Simulator) events.Recorder, clk clock.PassiveClock) factory.Controller {
+	recorderFor func(*simv1alpha1.Simulator) events.Recorder, clk clock.PassiveClock) (*simulatorController, factory.Controller) {
 	simInformer, podInformer, serviceInformer, policyInformer := informers.Simulators, informers.Pods, informers.Services, informers.NetworkPolicies
 	if informers.Guard == nil {
 		// Without it Simulators would run unguarded: a wiring mistake.
@@ -161,16 +165,18 @@ func newSimulatorController(kubeClient kubernetes.Interface, simClient versioned
 		serviceLister: serviceInformer.Lister(),
 		policyLister:  policyInformer.Lister(),
 		guard:         informers.Guard,
+		namespace:     informers.Namespace,
 		writes:        newRecentWrites(clk, recentWritesTTL),
 		backoff:       newReplaceBackoff(),
 		clock:         clk,
 		recorderFor:   recorderFor,
 	}
-	return factory.New().
+	return c, factory.New().
 		WithSync(metrics.InstrumentSync(ControllerName, c.sync)).
 		WithInformersQueueKeysFunc(simulatorKey, simInformer.Informer()).
 		WithInformersQueueKeysFunc(ownerKeysOf, podInformer.Informer(), serviceInformer.Informer(), policyInformer.Informer()).
 		WithInformersQueueKeysFunc(c.guardedKeys, informers.Guard).
+		WithPostStartHooks(c.replaceUnlabelledPods).
 		ToController(ControllerName, recorder)
 }
 
@@ -221,7 +227,7 @@ func (c *simulatorController) sync(ctx context.Context, syncCtx factory.SyncCont
 	if sim.DeletionTimestamp != nil {
 		return nil
 	}
-	recorder := c.recorderFor(sim)
+	recorder := cappedRecorder{c.recorderFor(sim)}
 
 	rendered, err := Render(sim)
 	if err != nil {
@@ -234,11 +240,26 @@ func (c *simulatorController) sync(ctx context.Context, syncCtx factory.SyncCont
 		}
 	}
 
+	obs, url, errs := c.syncObjects(ctx, recorder, sim, rendered)
+	if obs.requeueAfter > 0 {
+		syncCtx.Queue().AddAfter(syncCtx.QueueKey(), obs.requeueAfter)
+	}
+	if err := c.updateStatus(ctx, recorder, sim, obs, url); err != nil {
+		errs = append(errs, err)
+	}
+	return joinErrors(errs)
+}
+
+// syncObjects makes sim's NetworkPolicy, Pod and Service what rendered says,
+// and returns what they say of the simulator, the kube-apiserver URL once its
+// Service is there ("" until then) and what failed.
+func (c *simulatorController) syncObjects(ctx context.Context, recorder events.Recorder, sim *simv1alpha1.Simulator, rendered *Rendered) (observation, string, []error) {
 	var errs []error
+	namespace := sim.Namespace
 	// The policy comes first: a new Pod is never reachable beyond what it admits.
 	policyCached, policyErr := c.policyLister.NetworkPolicies(namespace).Get(rendered.NetworkPolicy.Name)
 	policy, policyExists := newestOwned(c.writes, kindPolicy, namespace, rendered.NetworkPolicy.Name, policyCached, policyErr)
-	_, policyErr = manageOwned(ctx, c, recorder, kindPolicy, c.kubeClient.NetworkingV1().NetworkPolicies(namespace),
+	_, policyErr = manageOwned(ctx, c, recorder, kindPolicy, c.kubeClient.NetworkingV1().NetworkPolicies(namespace), sim,
 		rendered.NetworkPolicy, policy, policyExists, setNetworkPolicyOwned)
 	if policyErr != nil {
 		errs = append(errs, policyErr)
@@ -247,39 +268,34 @@ func (c *simulatorController) sync(ctx context.Context, syncCtx factory.SyncCont
 	if err != nil {
 		errs = append(errs, err)
 	}
-	if obs.requeueAfter > 0 {
-		syncCtx.Queue().AddAfter(syncCtx.QueueKey(), obs.requeueAfter)
-	}
-	url := ""
 	svcCached, svcErr := c.serviceLister.Services(namespace).Get(rendered.Service.Name)
 	existing, svcExists := newestOwned(c.writes, kindService, namespace, rendered.Service.Name, svcCached, svcErr)
-	svc, err := manageOwned(ctx, c, recorder, kindService, c.kubeClient.CoreV1().Services(namespace),
+	svc, svcErr := manageOwned(ctx, c, recorder, kindService, c.kubeClient.CoreV1().Services(namespace), sim,
 		rendered.Service, existing, svcExists, setServiceOwned)
-	if err != nil {
-		errs = append(errs, err)
+	if svcErr != nil {
+		errs = append(errs, svcErr)
 	}
 	// Without its policy or its Service the simulator is not as promised or not
 	// reachable: not Available.
+	url := ""
 	ownedErr := policyErr
 	if ownedErr == nil {
-		ownedErr = err
+		ownedErr = svcErr
 	}
 	if ownedErr != nil && !obs.degraded {
-		phase := simv1alpha1.SimulatorPending
-		if pod != nil {
-			phase = simv1alpha1.SimulatorCreating
-		}
-		obs = observation{phase: phase, reason: ReasonSyncFailed, message: ownedErr.Error(), degraded: true}
+		obs = failed(ownedErr, pod != nil)
 	} else if ownedErr == nil && svc != nil {
 		url = rendered.KubeAPIServerURL
 	}
 	klog.V(4).InfoS("Synced Simulator", "simulator", klog.KObj(sim), "pod", klog.KObj(pod), "phase", obs.phase, "reason", obs.reason)
+	return obs, url, errs
+}
 
-	if err := c.updateStatus(ctx, recorder, sim, obs, url); err != nil {
-		errs = append(errs, err)
-	}
+// joinErrors is nil, the one error as is (it may be
+// factory.SyntheticRequeueError), or their aggregate.
+func joinErrors(errs []error) error {
 	if len(errs) == 1 {
-		return errs[0] // as is: it may be factory.SyntheticRequeueError
+		return errs[0]
 	}
 	return utilerrors.NewAggregate(errs)
 }
@@ -317,18 +333,23 @@ func (c *simulatorController) updateStatus(ctx context.Context, recorder events.
 	}
 	klog.V(2).InfoS("Updated Simulator status", "simulator", klog.KObj(sim), "phase", desired.Phase, "message", *desired.Message)
 	c.writes.record(kindSimulator, written)
-	recordTransition(recorder, &sim.Status, &desired, obs)
+	recordTransition(recorder, &sim.Status, &desired)
 	return nil
 }
 
 // recordTransition tells the Simulator's users what changed, once per change:
-// Available reached, or a new problem they must fix.
-func recordTransition(recorder events.Recorder, before, after *simv1alpha1.SimulatorStatus, obs observation) {
+// a new problem they must fix (a Warning), and its end, when the Simulator is
+// Available again after one. Reaching Available from creation is in the
+// status alone: an event costs a request, and the happy path stays within
+// five (docs/simulator.md).
+func recordTransition(recorder events.Recorder, before, after *simv1alpha1.SimulatorStatus) {
 	was := meta.FindStatusCondition(before.Conditions, ConditionDegraded)
+	now := meta.FindStatusCondition(after.Conditions, ConditionDegraded)
+	wasDegraded := was != nil && was.Status == metav1.ConditionTrue
 	switch {
-	case obs.degraded && (was == nil || was.Status != metav1.ConditionTrue || was.Reason != obs.reason || was.Message != obs.message):
-		recorder.Warning(obs.reason, obs.message)
-	case after.Phase == simv1alpha1.SimulatorAvailable && before.Phase != simv1alpha1.SimulatorAvailable:
+	case now != nil && now.Status == metav1.ConditionTrue && (!wasDegraded || was.Reason != now.Reason || was.Message != now.Message):
+		recorder.Warning(now.Reason, now.Message)
+	case after.Phase == simv1alpha1.SimulatorAvailable && before.Phase != simv1alpha1.SimulatorAvailable && wasDegraded:
 		recorder.Event("SimulatorAvailable", *after.Message)
 	}
 }

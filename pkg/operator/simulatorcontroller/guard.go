@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"unicode/utf8"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -32,9 +31,6 @@ type Guard interface {
 // ReasonAdmissionGuardNotIntact: the Simulator sets GuardedFields and the
 // admission guard is not intact, so the operator holds its Pod back.
 const ReasonAdmissionGuardNotIntact = "AdmissionGuardNotIntact"
-
-// maxHeldBackMessage caps the message of a held-back Simulator.
-const maxHeldBackMessage = 1024
 
 // GuardedFields lists the fields of sim that only the admission policy keeps
 // from users who may not create pods (or NetworkPolicies, for ingressFrom):
@@ -82,12 +78,14 @@ func heldBack(fields []string, why string) string {
 func (c *simulatorController) syncHeldBack(ctx context.Context, recorder events.Recorder, sim *simv1alpha1.Simulator,
 	rendered *Rendered, fields []string, why string) error {
 	var errs []error
-	if err := c.ensureNarrowPolicy(ctx, recorder, sim, rendered.NetworkPolicy.Name); err != nil {
-		errs = append(errs, err)
+	policyErr := c.ensureNarrowPolicy(ctx, sim, rendered.NetworkPolicy.Name)
+	if policyErr != nil {
+		errs = append(errs, policyErr)
 	}
 	message := heldBack(fields, why)
 	obs := observation{phase: simv1alpha1.SimulatorPending, reason: ReasonAdmissionGuardNotIntact, message: message, degraded: true}
-	if pod := c.livePod(sim, rendered.Pod.Name); pod != nil {
+	pod := c.livePod(sim, rendered.Pod.Name)
+	if pod != nil {
 		obs = observePod(pod)
 		obs.note = fmt.Sprintf("; Pod %s is kept as it is, and neither replaced nor updated: %s", pod.Name, message)
 		if pod.Annotations[SimulatorSpecHashAnnotation] != rendered.Pod.Annotations[SimulatorSpecHashAnnotation] {
@@ -96,27 +94,32 @@ func (c *simulatorController) syncHeldBack(ctx context.Context, recorder events.
 			obs.reason, obs.degraded = ReasonAdmissionGuardNotIntact, true
 		}
 	}
-	obs.message, obs.note = capped(obs.message, maxHeldBackMessage), capped(obs.note, maxHeldBackMessage)
+	if isConflict(policyErr) {
+		obs = failed(policyErr, pod != nil)
+	}
 	if err := c.updateStatus(ctx, recorder, sim, obs, ""); err != nil {
 		errs = append(errs, err)
 	}
-	if len(errs) == 1 {
-		return errs[0] // as is: it may be factory.SyntheticRequeueError
-	}
-	return firstError(errs)
+	return joinErrors(errs)
 }
 
 // ensureNarrowPolicy creates the Simulator's NetworkPolicy without
-// spec.ingressFrom when it is missing, and leaves an existing one as it is.
-func (c *simulatorController) ensureNarrowPolicy(ctx context.Context, recorder events.Recorder, sim *simv1alpha1.Simulator, name string) error {
+// spec.ingressFrom when it is missing, and leaves an existing one of sim's
+// as it is; one that is not sim's is a conflictError.
+func (c *simulatorController) ensureNarrowPolicy(ctx context.Context, sim *simv1alpha1.Simulator, name string) error {
 	cached, err := c.policyLister.NetworkPolicies(sim.Namespace).Get(name)
-	if _, exists := newestOwned(c.writes, kindPolicy, sim.Namespace, name, cached, err); exists {
+	if existing, exists := newestOwned(c.writes, kindPolicy, sim.Namespace, name, cached, err); exists {
+		if why := notOwned(existing, sim); why != "" {
+			return &conflictError{kind: kindPolicy, name: name, why: why}
+		}
 		return nil
 	}
 	spec := withDefaults(&sim.Spec)
 	spec.IngressFrom = nil
-	_, err = manageOwned(ctx, c, recorder, kindPolicy, c.kubeClient.NetworkingV1().NetworkPolicies(sim.Namespace),
-		renderNetworkPolicy(sim, spec), nil, false, setNetworkPolicyOwned)
+	policy, created, err := createOrFind(ctx, kindPolicy, c.kubeClient.NetworkingV1().NetworkPolicies(sim.Namespace), sim, renderNetworkPolicy(sim, spec))
+	if created {
+		c.writes.record(kindPolicy, policy)
+	}
 	return err
 }
 
@@ -125,7 +128,7 @@ func (c *simulatorController) ensureNarrowPolicy(ctx context.Context, recorder e
 func (c *simulatorController) livePod(sim *simv1alpha1.Simulator, required string) *corev1.Pod {
 	var live *corev1.Pod
 	for _, pod := range c.podsOf(sim, required) {
-		if ours, _ := controlledBy(pod, sim); !ours || pod.DeletionTimestamp != nil || finished(pod) {
+		if !ours(pod, sim) || pod.DeletionTimestamp != nil || finished(pod) {
 			continue
 		}
 		if live == nil || pod.Name == required {
@@ -149,16 +152,4 @@ func (c *simulatorController) guardedKeys(runtime.Object) []string {
 		}
 	}
 	return keys
-}
-
-// capped keeps the first max bytes of msg, cut at a rune boundary.
-func capped(msg string, max int) string {
-	if len(msg) <= max {
-		return msg
-	}
-	cut := max - len("...")
-	for cut > 0 && !utf8.RuneStart(msg[cut]) {
-		cut--
-	}
-	return msg[:cut] + "..."
 }

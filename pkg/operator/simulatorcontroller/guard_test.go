@@ -135,7 +135,7 @@ func TestHeldBackMessageIsCapped(t *testing.T) {
 	h := newHarness(t, newSimulator("sim", func(s *simv1alpha1.Simulator) { s.Spec.PodTemplate = &corev1.PodTemplateSpec{} }))
 	h.guard.Set(admissionguardcontroller.Verdict{Reason: "X", Message: strings.Repeat("é", 2000)})
 	h.sync()
-	if msg := *h.current().Status.Message; len(msg) > maxHeldBackMessage || !strings.HasSuffix(msg, "...") {
+	if msg := *h.current().Status.Message; len(msg) > MaxMessageBytes || !strings.HasSuffix(msg, TruncatedMarker) {
 		t.Errorf("message of %d bytes: %q", len(msg), msg[len(msg)-10:])
 	}
 }

@@ -18,9 +18,10 @@ import (
 )
 
 const (
-	// SimulatorLabel is on every Pod and Service the controller creates; its value
-	// is the name of the owning Simulator. The Pod and Service informers the
-	// controller is given must be filtered by it (see InformerOption).
+	// SimulatorLabel is on every Pod, Service and NetworkPolicy the controller
+	// creates, beside ManagedByLabel; its value is the name of the owning
+	// Simulator. The informers the controller is given must be filtered by
+	// both (see InformerOption).
 	SimulatorLabel = "simulation.kube-scheduler-simulator.x-k8s.io/simulator"
 	// SpecHashAnnotation on the Pod is the hash of everything the controller
 	// rendered into it: a Pod whose hash differs from the Simulator's current one
@@ -152,9 +153,20 @@ func ownedObjectMeta(sim *simv1alpha1.Simulator) metav1.ObjectMeta {
 	return metav1.ObjectMeta{
 		Name:            sim.Name,
 		Namespace:       sim.Namespace,
-		Labels:          map[string]string{SimulatorLabel: sim.Name},
+		Labels:          ownLabels(sim, nil),
 		OwnerReferences: []metav1.OwnerReference{ownerReference(sim)},
 	}
+}
+
+// ownLabels adds the controller's labels to labels (a new map when nil),
+// over any of the same keys.
+func ownLabels(sim *simv1alpha1.Simulator, labels map[string]string) map[string]string {
+	if labels == nil {
+		labels = map[string]string{}
+	}
+	labels[SimulatorLabel] = sim.Name
+	labels[ManagedByLabel] = ManagedByValue
+	return labels
 }
 
 func renderService(sim *simv1alpha1.Simulator, spec *simv1alpha1.SimulatorSpec) *corev1.Service {
@@ -199,16 +211,12 @@ func renderPod(sim *simv1alpha1.Simulator, spec *simv1alpha1.SimulatorSpec) *cor
 		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"},
 		ObjectMeta: metav1.ObjectMeta{
 			Namespace:       sim.Namespace,
-			Labels:          tmpl.Labels,
+			Labels:          ownLabels(sim, tmpl.Labels),
 			Annotations:     tmpl.Annotations,
 			OwnerReferences: []metav1.OwnerReference{ownerReference(sim)},
 		},
 		Spec: tmpl.Spec,
 	}
-	if pod.Labels == nil {
-		pod.Labels = map[string]string{}
-	}
-	pod.Labels[SimulatorLabel] = sim.Name
 	if pod.Annotations == nil {
 		pod.Annotations = map[string]string{}
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -33,6 +34,49 @@ const (
 
 // MessageWaitingForPod is the Creating message while nothing is known to be wrong.
 const MessageWaitingForPod = "waiting for the Pod to become ready"
+
+// MaxMessageBytes bounds every message the controller writes: status.message,
+// the conditions' messages and its events'. What it reports may echo what a
+// user wrote (an API error quoting a field, a container's status message);
+// a longer message is cut at a rune boundary and ends in TruncatedMarker.
+const MaxMessageBytes = 1024
+
+// TruncatedMarker ends a message cut to MaxMessageBytes.
+const TruncatedMarker = " ...[truncated]"
+
+// capped keeps msg whole when it fits in limit bytes, else its first bytes
+// cut at a rune boundary and TruncatedMarker, limit bytes in all.
+func capped(msg string, limit int) string {
+	if len(msg) <= limit {
+		return msg
+	}
+	cut := limit - len(TruncatedMarker)
+	for cut > 0 && !utf8.RuneStart(msg[cut]) {
+		cut--
+	}
+	return msg[:max(cut, 0)] + TruncatedMarker
+}
+
+// statusMessage is obs's message and note, within MaxMessageBytes: the note
+// (what is kept, and why) keeps up to half of it.
+func statusMessage(message, note string) string {
+	note = capped(note, MaxMessageBytes/2)
+	return capped(message, MaxMessageBytes-len(note)) + note
+}
+
+// failed is the observation of a sync that failed with err: Degraded,
+// Creating when the Pod exists, else Pending; reason NameConflict when an
+// object of the Simulator's is someone else's.
+func failed(err error, podExists bool) observation {
+	obs := observation{phase: simv1alpha1.SimulatorPending, reason: ReasonSyncFailed, message: err.Error(), degraded: true}
+	if podExists {
+		obs.phase = simv1alpha1.SimulatorCreating
+	}
+	if isConflict(err) {
+		obs.reason = ReasonNameConflict
+	}
+	return obs
+}
 
 // observation is what a sync found: the phase, why, and whether it is a problem a
 // user has to act on (Degraded).
@@ -102,7 +146,7 @@ func desiredStatus(sim *simv1alpha1.Simulator, obs observation, url string, now 
 	if obs.phase == simv1alpha1.SimulatorAvailable && status.KubeAPIServerURL != "" {
 		obs.message = "the simulator is ready: its kube-apiserver is at " + status.KubeAPIServerURL
 	}
-	obs.message += obs.note
+	obs.message = statusMessage(obs.message, obs.note)
 	status.Phase = obs.phase
 	status.Message = &obs.message
 	status.ObservedGeneration = sim.Generation

@@ -33,8 +33,10 @@ func newRecentWrites(clk clock.PassiveClock, ttl time.Duration) *recentWrites {
 	return &recentWrites{clock: clk, ttl: ttl, written: map[string]writtenObject{}}
 }
 
-// record remembers an object the API server returned from a write.
+// record remembers an object the API server returned from a write, trimmed
+// (in place) as the informers would hold it.
 func (w *recentWrites) record(kind string, obj runtime.Object) {
+	obj = cached(obj)
 	m, err := meta.Accessor(obj)
 	if err != nil {
 		return

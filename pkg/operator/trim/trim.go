@@ -1,31 +1,43 @@
 // Package trim holds the transforms of the operator's informers: they drop,
 // before an object enters a cache, what no code of the operator reads of it,
 // so that the heap follows what the operator uses rather than what the API
-// server sends.
+// server sends, or what a user chose to write into an object the operator
+// watches (annotations of up to 256 KiB, say).
 //
 // Dropping metadata.managedFields is safe for an object the operator writes by
 // update from a cached copy: the API server keeps the live managedFields when
 // an update carries none. It is not for the SecondaryScheduler, which is
 // server-side applied from what Extract finds of each field manager in them.
+// An object whose metadata is trimmed further (Metadata) must never be written
+// back from its cached copy: the Simulator controller writes a Simulator's
+// status only (the status subresource keeps the live metadata), and reads a
+// Service or NetworkPolicy afresh before it updates one.
 package trim
 
 import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/cache"
 
 	secondaryschedulerv1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1"
+	simv1alpha1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/simulation/v1alpha1"
 )
 
 // Objects is the transform of the informers but the Simulator controller's
-// Pods and the unserved pods controller's. It drops managedFields (but the
-// SecondaryScheduler's) and Secret data: the operator only checks that its
-// serving certificate Secret exists.
+// Pods, Services and NetworkPolicies and the unserved pods controller's. It
+// drops managedFields (but the SecondaryScheduler's) and Secret data: the
+// operator only checks that its serving certificate Secret exists. Of a
+// Simulator, written by any user of its namespace, it keeps the metadata
+// that identifies it (Metadata): the Simulator controller reads its spec,
+// its status and nothing else of its metadata.
 func Objects(obj any) (any, error) {
 	switch o := obj.(type) {
 	case *secondaryschedulerv1.SecondaryScheduler:
 		return obj, nil
 	case *corev1.Secret:
 		o.Data, o.StringData = nil, nil
+	case *simv1alpha1.Simulator:
+		Metadata(&o.ObjectMeta, nil, nil)
 	}
 	if m, ok := obj.(metav1.Object); ok {
 		m.SetManagedFields(nil)
@@ -33,32 +45,91 @@ func Objects(obj any) (any, error) {
 	return obj, nil
 }
 
-// SimulatorObjects is the transform of the Simulator controller's Pods,
-// Services and NetworkPolicies: Objects, and of a Pod (never written back: it
-// is only created and deleted) only what the controller reads: the metadata,
-// the names and images of the containers (a pull failure names the image),
-// and of the status the phase, reason, message, conditions, start time and
-// container statuses.
-func SimulatorObjects(obj any) (any, error) {
-	if p, ok := obj.(*corev1.Pod); ok {
-		p.Spec = corev1.PodSpec{
-			NodeName:       p.Spec.NodeName,
-			SchedulerName:  p.Spec.SchedulerName,
-			InitContainers: namesAndImages(p.Spec.InitContainers),
-			Containers:     namesAndImages(p.Spec.Containers),
-		}
-		s := p.Status
-		p.Status = corev1.PodStatus{
-			Phase:                 s.Phase,
-			Reason:                s.Reason,
-			Message:               s.Message,
-			Conditions:            s.Conditions,
-			StartTime:             s.StartTime,
-			InitContainerStatuses: s.InitContainerStatuses,
-			ContainerStatuses:     s.ContainerStatuses,
+// Metadata keeps of m what identifies the object (name, namespace, UID,
+// resourceVersion, generation, creation and deletion timestamps), its
+// controller reference, and the labels and annotations named; the rest
+// (other labels and annotations, other owner references, finalizers,
+// managedFields) goes.
+func Metadata(m *metav1.ObjectMeta, labels, annotations []string) {
+	*m = metav1.ObjectMeta{
+		Name:              m.Name,
+		Namespace:         m.Namespace,
+		UID:               m.UID,
+		ResourceVersion:   m.ResourceVersion,
+		Generation:        m.Generation,
+		CreationTimestamp: m.CreationTimestamp,
+		DeletionTimestamp: m.DeletionTimestamp,
+		Labels:            only(m.Labels, labels),
+		Annotations:       only(m.Annotations, annotations),
+		OwnerReferences:   controllerRef(m.OwnerReferences),
+	}
+}
+
+func only(in map[string]string, keys []string) map[string]string {
+	var out map[string]string
+	for _, k := range keys {
+		if v, ok := in[k]; ok {
+			if out == nil {
+				out = make(map[string]string, len(keys))
+			}
+			out[k] = v
 		}
 	}
-	return Objects(obj)
+	return out
+}
+
+func controllerRef(refs []metav1.OwnerReference) []metav1.OwnerReference {
+	for _, r := range refs {
+		if r.Controller != nil && *r.Controller {
+			return []metav1.OwnerReference{r}
+		}
+	}
+	return nil
+}
+
+// Owned returns the transform of the informers of the Pods, Services and
+// NetworkPolicies a controller makes (the Simulator controller's): it keeps
+// their metadata as Metadata does with the labels and annotations named; of
+// a Pod (never written back: it is only created and deleted) the names and
+// images of the containers (a pull failure names the image), and of the
+// status the phase, reason, message, conditions, start time and container
+// statuses; of a Service its type, selector and ports; of a NetworkPolicy
+// its spec.
+func Owned(labels, annotations []string) cache.TransformFunc {
+	return func(obj any) (any, error) {
+		switch o := obj.(type) {
+		case *corev1.Pod:
+			trimPod(o)
+		case *corev1.Service:
+			o.Spec = corev1.ServiceSpec{Type: o.Spec.Type, Selector: o.Spec.Selector, Ports: o.Spec.Ports}
+			o.Status = corev1.ServiceStatus{}
+		}
+		if a, ok := obj.(metav1.ObjectMetaAccessor); ok {
+			if m, ok := a.GetObjectMeta().(*metav1.ObjectMeta); ok {
+				Metadata(m, labels, annotations)
+			}
+		}
+		return obj, nil
+	}
+}
+
+func trimPod(p *corev1.Pod) {
+	p.Spec = corev1.PodSpec{
+		NodeName:       p.Spec.NodeName,
+		SchedulerName:  p.Spec.SchedulerName,
+		InitContainers: namesAndImages(p.Spec.InitContainers),
+		Containers:     namesAndImages(p.Spec.Containers),
+	}
+	s := p.Status
+	p.Status = corev1.PodStatus{
+		Phase:                 s.Phase,
+		Reason:                s.Reason,
+		Message:               s.Message,
+		Conditions:            s.Conditions,
+		StartTime:             s.StartTime,
+		InitContainerStatuses: s.InitContainerStatuses,
+		ContainerStatuses:     s.ContainerStatuses,
+	}
 }
 
 func namesAndImages(containers []corev1.Container) []corev1.Container {

@@ -2,11 +2,13 @@ package trim
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
 	operatorv1 "github.com/openshift/api/operator/v1"
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -63,19 +65,36 @@ func TestObjectsKeepsTheSecondarySchedulerWhole(t *testing.T) {
 }
 
 func TestObjectsDropOnlyManagedFields(t *testing.T) {
-	sim := &simv1alpha1.Simulator{ObjectMeta: meta(),
-		Spec:   simv1alpha1.SimulatorSpec{Image: "img"},
-		Status: simv1alpha1.SimulatorStatus{Phase: simv1alpha1.SimulatorAvailable, KubeAPIServerURL: "http://x"}}
 	cm := &corev1.ConfigMap{ObjectMeta: meta(), Data: map[string]string{"config.yaml": "k: v"}}
 	svc := &corev1.Service{ObjectMeta: meta(), Spec: corev1.ServiceSpec{ClusterIP: "10.0.0.1", Ports: []corev1.ServicePort{{Port: 80}}}}
-	for name, fn := range map[string]func(any) (any, error){"Objects": Objects, "SimulatorObjects": SimulatorObjects} {
-		for _, obj := range []runtime.Object{sim, cm, svc} {
-			want := obj.DeepCopyObject()
-			want.(metav1.Object).SetManagedFields(nil)
-			if got := transform(t, fn, obj.DeepCopyObject()); !reflect.DeepEqual(got, want) {
-				t.Errorf("%s, %T: got %+v, want it unchanged but for managedFields", name, got, got)
-			}
+	for _, obj := range []runtime.Object{cm, svc} {
+		want := obj.DeepCopyObject()
+		want.(metav1.Object).SetManagedFields(nil)
+		if got := transform(t, Objects, obj.DeepCopyObject()); !reflect.DeepEqual(got, want) {
+			t.Errorf("%T: got %+v, want it unchanged but for managedFields", got, got)
 		}
+	}
+}
+
+// identity is meta() as Metadata keeps it with no label or annotation named.
+func identity() metav1.ObjectMeta {
+	m := meta()
+	return metav1.ObjectMeta{Name: m.Name, Namespace: m.Namespace, UID: m.UID, ResourceVersion: m.ResourceVersion, Generation: m.Generation,
+		CreationTimestamp: m.CreationTimestamp, DeletionTimestamp: m.DeletionTimestamp, OwnerReferences: m.OwnerReferences}
+}
+
+// A Simulator's user writes its metadata: the cache keeps what identifies it,
+// its spec and its status.
+func TestObjectsKeepTheSpecAndStatusOfASimulator(t *testing.T) {
+	sim := &simv1alpha1.Simulator{ObjectMeta: meta(),
+		Spec:   simv1alpha1.SimulatorSpec{Image: "img", PodTemplate: &corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{"a": "v"}}}},
+		Status: simv1alpha1.SimulatorStatus{Phase: simv1alpha1.SimulatorAvailable, KubeAPIServerURL: "http://x"}}
+	sim.Annotations["big"] = strings.Repeat("x", 250<<10)
+	sim.OwnerReferences = append(sim.OwnerReferences, metav1.OwnerReference{Kind: "Other", Name: "o", UID: "o2"})
+	want := sim.DeepCopy()
+	want.ObjectMeta = identity()
+	if got := transform(t, Objects, sim); !reflect.DeepEqual(got, want) {
+		t.Errorf("got %+v, want %+v", got, want)
 	}
 }
 
@@ -128,12 +147,16 @@ func TestObjectsDropsOnlyManagedFieldsOfAPod(t *testing.T) {
 	}
 }
 
-func TestSimulatorObjectsKeepsWhatTheControllerReadsOfAPod(t *testing.T) {
+func TestOwnedKeepsWhatTheControllerReadsOfAPod(t *testing.T) {
 	full := pod()
-	got := transform(t, SimulatorObjects, pod()).(*corev1.Pod)
+	full.Labels["kept"], full.Annotations["kept"] = "l", "a"
+	got := transform(t, Owned([]string{"kept", "absent"}, []string{"kept"}), full.DeepCopy()).(*corev1.Pod)
 
-	if !reflect.DeepEqual(got.ObjectMeta, withoutManagedFields(full.ObjectMeta)) {
-		t.Errorf("metadata: got %+v", got.ObjectMeta)
+	wantMeta := identity()
+	wantMeta.DeletionTimestamp = nil
+	wantMeta.Labels, wantMeta.Annotations = map[string]string{"kept": "l"}, map[string]string{"kept": "a"}
+	if !reflect.DeepEqual(got.ObjectMeta, wantMeta) {
+		t.Errorf("metadata: got %+v, want %+v", got.ObjectMeta, wantMeta)
 	}
 	wantSpec := corev1.PodSpec{NodeName: "node", SchedulerName: "sched",
 		InitContainers: []corev1.Container{{Name: "init", Image: "init-img"}},
@@ -148,6 +171,23 @@ func TestSimulatorObjectsKeepsWhatTheControllerReadsOfAPod(t *testing.T) {
 	}
 	if a, b := podhealth.Problems(full), podhealth.Problems(got); !reflect.DeepEqual(a, b) || len(a) != 2 {
 		t.Errorf("problems of the full pod %v, of the trimmed one %v", a, b)
+	}
+}
+
+func TestOwnedKeepsTheOwnedPartsOfAServiceAndAPolicy(t *testing.T) {
+	ports := []corev1.ServicePort{{Name: "p", Port: 80}}
+	svc := &corev1.Service{ObjectMeta: meta(), Spec: corev1.ServiceSpec{Type: corev1.ServiceTypeClusterIP, ClusterIP: "10.0.0.1",
+		ClusterIPs: []string{"10.0.0.1"}, Selector: map[string]string{"s": "v"}, Ports: ports},
+		Status: corev1.ServiceStatus{LoadBalancer: corev1.LoadBalancerStatus{Ingress: []corev1.LoadBalancerIngress{{IP: "1.2.3.4"}}}}}
+	got := transform(t, Owned(nil, nil), svc).(*corev1.Service)
+	want := &corev1.Service{ObjectMeta: identity(), Spec: corev1.ServiceSpec{Type: corev1.ServiceTypeClusterIP, Selector: map[string]string{"s": "v"}, Ports: ports}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("service: got %+v, want %+v", got, want)
+	}
+	spec := networkingv1.NetworkPolicySpec{PolicyTypes: []networkingv1.PolicyType{networkingv1.PolicyTypeIngress}}
+	policy := &networkingv1.NetworkPolicy{ObjectMeta: meta(), Spec: spec}
+	if got := transform(t, Owned(nil, nil), policy).(*networkingv1.NetworkPolicy); !reflect.DeepEqual(got.ObjectMeta, identity()) || !reflect.DeepEqual(got.Spec, spec) {
+		t.Errorf("policy: got %+v", got)
 	}
 }
 
@@ -169,7 +209,7 @@ func TestPendingPodsKeepsNameAndScheduling(t *testing.T) {
 
 func TestTransformsPassOtherObjectsThrough(t *testing.T) {
 	tombstone := cache.DeletedFinalStateUnknown{Key: "ns/x", Obj: pod()}
-	for name, fn := range map[string]func(any) (any, error){"Objects": Objects, "SimulatorObjects": SimulatorObjects, "PendingPods": PendingPods} {
+	for name, fn := range map[string]func(any) (any, error){"Objects": Objects, "Owned": Owned([]string{"l"}, nil), "PendingPods": PendingPods} {
 		if got, err := fn(tombstone); err != nil || !reflect.DeepEqual(got, tombstone) {
 			t.Errorf("%s changed a tombstone: %+v, %v", name, got, err)
 		}

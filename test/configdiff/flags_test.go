@@ -110,10 +110,8 @@ func TestArgsAgreeWithBinaries(t *testing.T) {
 		{name: "master", args: []string{"--master=https://127.0.0.1:1"}, owned: true},
 		{name: "authorization kubeconfig", args: []string{"--authorization-kubeconfig=/tmp/admin"}, owned: true},
 	}
-	dir := t.TempDir()
-	kubeconfig := filepath.Join(dir, "kubeconfig")
-	writeFile(t, kubeconfig, "apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: 'https://127.0.0.1:1'}}]\n"+
-		"users: [{name: u, user: {token: x}}]\ncontexts: [{name: c, context: {cluster: c, user: u}}]\ncurrent-context: c\n")
+	r := newRunner(t)
+	dir, kubeconfig := r.dir, r.kubeconfig
 	config := filepath.Join(dir, "config.yaml")
 	writeFile(t, config, fmt.Sprintf("apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nleaderElection: {leaderElect: false}\nclientConnection: {kubeconfig: %s}\n", kubeconfig))
 	binaries := map[string]string{"kube-scheduler": kubeSchedulerBinary(t), "scheduler-plugins": schedulerPluginsBinary(t)}
@@ -154,8 +152,4 @@ func verb(accepts bool) string {
 		return "accepts"
 	}
 	return "refuses"
-}
-
-func schedulerPluginsBinary(t *testing.T) string {
-	return controlPlaneBinary(t, "SCHEDULER_PLUGINS", "scheduler-plugins")
 }

@@ -2,6 +2,7 @@ package operandrunner
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -215,7 +216,7 @@ func Start(ctx context.Context, o Options, pod *Pod) (*Scheduler, error) {
 		return nil, err
 	}
 	configPath := filepath.Join(dir, ConfigFile)
-	if err := writeConfig(pod.Config, kubeconfig, configPath); err != nil {
+	if err := WriteConfig(pod.Config, kubeconfig, configPath); err != nil {
 		return nil, fmt.Errorf("config.yaml of ConfigMap %s: %w", pod.ConfigMap, err)
 	}
 	args := SchedulerArgs(pod.Args, configPath, kubeconfig)
@@ -322,11 +323,14 @@ func writeKubeconfig(admin *rest.Config, tokenPath, path string) error {
 	return clientcmd.WriteToFile(*cfg, path)
 }
 
-// writeConfig writes the operator's config.yaml with clientConnection.kubeconfig
-// pointed at kubeconfig (in the pod it is "": the in-cluster service account).
-func writeConfig(config []byte, kubeconfig, path string) error {
+// WriteConfig writes the operator's config.yaml with clientConnection.kubeconfig
+// pointed at kubeconfig (in the pod it is "": the in-cluster service account),
+// and nothing else changed: numbers stay as written. test/configdiff starts
+// the binaries on rendered configurations with it too.
+func WriteConfig(config []byte, kubeconfig, path string) error {
 	var obj map[string]interface{}
-	if err := yaml.Unmarshal(config, &obj); err != nil {
+	useNumber := func(d *json.Decoder) *json.Decoder { d.UseNumber(); return d }
+	if err := yaml.Unmarshal(config, &obj, useNumber); err != nil {
 		return err
 	}
 	if obj == nil {

@@ -46,13 +46,16 @@ func TestSchedulerArgs(t *testing.T) {
 func TestWriteConfigPointsAtTheKubeconfig(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "config.yaml")
 	in := []byte("apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n" +
-		"clientConnection:\n  kubeconfig: \"\"\n  qps: 50\nprofiles:\n- schedulerName: secondary-scheduler\n")
-	if err := writeConfig(in, "/d/kubeconfig", path); err != nil {
+		"clientConnection:\n  kubeconfig: \"\"\n  qps: 50\npodMaxBackoffSeconds: 9007199254740993\nprofiles:\n- schedulerName: secondary-scheduler\n")
+	if err := WriteConfig(in, "/d/kubeconfig", path); err != nil {
 		t.Fatal(err)
 	}
 	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if !strings.Contains(string(data), "podMaxBackoffSeconds: 9007199254740993\n") {
+		t.Errorf("a number changed on the way (a float64 holds 2^53+1 as 2^53):\n%s", data)
 	}
 	var got, want map[string]interface{}
 	if err := yaml.Unmarshal(data, &got); err != nil {

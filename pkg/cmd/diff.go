@@ -13,6 +13,7 @@ import (
 	operatorv1 "github.com/openshift/api/operator/v1"
 	"github.com/spf13/cobra"
 	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -109,7 +110,14 @@ func Diff(ctx context.Context, files []string, kubeconfig string, stdin io.Reade
 	if err != nil && !apierrors.IsNotFound(err) {
 		return err
 	}
-	objs, err := render.Render(render.Inputs{SecondaryScheduler: ss, UserConfig: in.userConfig(ss.Spec.SchedulerConfig), ServingCertAvailable: err == nil})
+	inputs := render.Inputs{SecondaryScheduler: ss, UserConfig: in.userConfig(ss.Spec.SchedulerConfig), ServingCertAvailable: err == nil}
+	switch ns, err := kube.CoreV1().Namespaces().Get(ctx, render.OperandNamespace, metav1.GetOptions{}); {
+	case err == nil:
+		inputs.PodSecurityEnforce = ns.Labels[render.PodSecurityEnforceLabel]
+	case !apierrors.IsNotFound(err):
+		return err
+	}
+	objs, err := render.Render(inputs)
 	if err != nil {
 		return err
 	}
@@ -305,6 +313,9 @@ func changedFields(desired, live runtime.Object) string {
 		if l := ownedLabels(dm, lm); l != "" {
 			changes = append(changes, l)
 		}
+	}
+	if ns, ok := live.(*corev1.Namespace); ok {
+		changes = append(changes, missingPodSecurityLabels(ns)...)
 	}
 	sort.Strings(changes)
 	return strings.Join(changes, "; ")

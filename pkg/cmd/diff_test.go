@@ -29,13 +29,20 @@ func renderedForDiff(t *testing.T) *render.Objects {
 	return objs
 }
 
-// cluster holds the rendered objects, each passed through edit first (nil:
+// clusterOf holds the rendered objects, each passed through edit first (nil:
 // left out of the cluster).
 func clusterOf(t *testing.T, objs *render.Objects, edit func(runtime.Object) runtime.Object) (*dynamicfake.FakeDynamicClient, *kubefake.Clientset) {
 	t.Helper()
 	var live []runtime.Object
 	for _, obj := range objs.All() {
-		if o := edit(obj.DeepCopyObject()); o != nil {
+		obj = obj.DeepCopyObject()
+		if ns, ok := obj.(*corev1.Namespace); ok {
+			// As the operator leaves it: the Pod Security labels put back.
+			for k, v := range render.PodSecurityLabels {
+				ns.Labels[k] = v
+			}
+		}
+		if o := edit(obj); o != nil {
 			live = append(live, o)
 		}
 	}

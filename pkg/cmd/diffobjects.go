@@ -97,3 +97,15 @@ func ownedLabels(desired, live metav1.Object) string {
 	}
 	return out
 }
+
+// missingPodSecurityLabels names the Pod Security labels the operator would
+// put back on the operand namespace; one an administrator set stays.
+func missingPodSecurityLabels(ns *corev1.Namespace) []string {
+	var out []string
+	for k, v := range render.PodSecurityLabels {
+		if _, ok := ns.Labels[k]; !ok {
+			out = append(out, fmt.Sprintf("label %s=%s", k, v))
+		}
+	}
+	return out
+}

@@ -4,15 +4,18 @@ import (
 	"context"
 	"fmt"
 	"testing"
+	"time"
 
 	operatorv1 "github.com/openshift/api/operator/v1"
 	authorizationv1 "k8s.io/api/authorization/v1"
+	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/util/retry"
 	rbacvalidation "k8s.io/component-helpers/auth/rbac/validation"
+	"k8s.io/utils/ptr"
 
 	secondaryschedulerv1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render"
@@ -246,33 +249,52 @@ func TestNarrowingTheCeilingRevokes(t *testing.T) {
 	o.waitForDegraded(t, operatorv1.ConditionFalse)
 }
 
-// TestOperandNamespacePodSecurityLabelsAreRestored: the Pod Security labels of
-// the operand namespace, which the operator's check of user containers relies
-// on, come back when removed by hand.
-func TestOperandNamespacePodSecurityLabelsAreRestored(t *testing.T) {
+// TestOperandNamespacePodSecurityLabels: a Pod Security label removed from
+// the operand namespace comes back; one an administrator changed stays, and
+// the scheduler's user containers are held to the level it then enforces.
+func TestOperandNamespacePodSecurityLabels(t *testing.T) {
 	ctx := context.Background()
 	o := startOperator(t)
 	o.createSecondaryScheduler(t, secondaryschedulerv1.SecondarySchedulerSpec{})
 	namespaces := o.admin.Kube.CoreV1().Namespaces()
-	const enforce = "pod-security.kubernetes.io/enforce"
-	framework.WaitFor(ctx, t, "the operand namespace to enforce baseline", func() (bool, error) {
-		ns, err := namespaces.Get(ctx, operandNS, metav1.GetOptions{})
-		return err == nil && ns.Labels[enforce] == "baseline", err
-	})
-	err := retry.RetryOnConflict(framework.ConflictBackoff, func() error {
-		ns, err := namespaces.Get(ctx, operandNS, metav1.GetOptions{})
-		if err != nil {
+	enforce := render.PodSecurityEnforceLabel
+	label := func(value *string) {
+		t.Helper()
+		err := retry.RetryOnConflict(framework.ConflictBackoff, func() error {
+			ns, err := namespaces.Get(ctx, operandNS, metav1.GetOptions{})
+			if err != nil {
+				return err
+			}
+			if value == nil {
+				delete(ns.Labels, enforce)
+			} else {
+				ns.Labels[enforce] = *value
+			}
+			_, err = namespaces.Update(ctx, ns, metav1.UpdateOptions{})
 			return err
+		})
+		if err != nil {
+			t.Fatal(err)
 		}
-		delete(ns.Labels, enforce)
-		_, err = namespaces.Update(ctx, ns, metav1.UpdateOptions{})
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
 	}
-	framework.WaitFor(ctx, t, "the enforce label to be restored", func() (bool, error) {
-		ns, err := namespaces.Get(ctx, operandNS, metav1.GetOptions{})
-		return err == nil && ns.Labels[enforce] == "baseline", err
+	enforces := func(want string) func() (bool, error) {
+		return func() (bool, error) {
+			ns, err := namespaces.Get(ctx, operandNS, metav1.GetOptions{})
+			return err == nil && ns.Labels[enforce] == want, err
+		}
+	}
+	framework.WaitFor(ctx, t, "the operand namespace to enforce baseline", enforces("baseline"))
+	label(nil)
+	framework.WaitFor(ctx, t, "the enforce label to be put back", enforces("baseline"))
+
+	restricted := "restricted"
+	label(&restricted)
+	t.Cleanup(func() { label(nil) })
+	framework.Consistently(ctx, t, 2*time.Second, "the administrator's restricted to stay", enforces("restricted"))
+	o.updateSpec(t, func(spec *secondaryschedulerv1.SecondarySchedulerSpec) {
+		spec.Sidecars = []corev1.Container{{Name: "root", Image: "example.com/root:v1", SecurityContext: &corev1.SecurityContext{RunAsUser: ptr.To[int64](0)}}}
 	})
+	o.waitForDegraded(t, operatorv1.ConditionTrue, "spec.sidecars[0]", `Pod Security "restricted"`)
+	o.updateSpec(t, func(spec *secondaryschedulerv1.SecondarySchedulerSpec) { spec.Sidecars = nil })
+	o.waitForDegraded(t, operatorv1.ConditionFalse)
 }

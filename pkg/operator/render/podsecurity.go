@@ -42,18 +42,37 @@ var podSecurityEvaluator = sync.OnceValue(func() policy.Evaluator {
 	return e
 })
 
-// enforcedLevel is the Pod Security level the operand namespace enforces, as
-// the rendered Namespace labels it; the operator restores that label.
-func enforcedLevel(ns *corev1.Namespace) psapi.Level {
-	level, err := psapi.ParseLevel(ns.Labels[psapi.EnforceLevelLabel])
+// PodSecurityEnforceLabel is the label that names the level a namespace enforces.
+const PodSecurityEnforceLabel = psapi.EnforceLevelLabel
+
+// PodSecurityLabels are the Pod Security labels the operand namespace gets
+// when it lacks them, as manifests/ set them: the scheduler container is
+// restricted, and so is a user container without a securityContext, while a
+// sidecar that needs more runs where an administrator allows it. A label an
+// administrator set is left as it is.
+var PodSecurityLabels = map[string]string{
+	psapi.EnforceLevelLabel: string(psapi.LevelBaseline),
+	psapi.AuditLevelLabel:   string(psapi.LevelRestricted),
+	psapi.WarnLevelLabel:    string(psapi.LevelRestricted),
+}
+
+// enforcedLevel is the level the operand namespace enforces, given the value
+// of its enforce label ("" when it has none: the operator puts the default
+// back). An unknown value is read as restricted, the strictest.
+func enforcedLevel(label string) psapi.Level {
+	if label == "" {
+		label = PodSecurityLabels[psapi.EnforceLevelLabel]
+	}
+	level, err := psapi.ParseLevel(label)
 	if err != nil {
-		return psapi.LevelRestricted // unlabelled or unknown: assume the strictest
+		return psapi.LevelRestricted
 	}
 	return level
 }
 
 // checkPodSecurity refuses, with the SecondaryScheduler field named, whatever
-// in the rendered pod the namespace's enforced Pod Security level forbids: the
+// in the rendered pod the namespace's enforced Pod Security level forbids (an
+// administrator may label the namespace stricter or looser): the
 // ReplicaSet controller could never create such a pod, and the rollout would
 // hang instead. Each user container and the user's volumes are checked on
 // their own, with the API server's own Pod Security checks, so a problem

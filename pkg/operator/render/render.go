@@ -101,6 +101,11 @@ type Inputs struct {
 	// instead of the merged one: the last that ran, after the merged one failed
 	// to start. Its ConfigMap (ConfigMapNameFor) must still exist.
 	RollbackConfigHash string
+	// PodSecurityEnforce is the operand namespace's
+	// pod-security.kubernetes.io/enforce label, "" when it has none (then
+	// PodSecurityLabels' default applies). User containers and volumes are
+	// held to it.
+	PodSecurityEnforce string
 }
 
 // Objects is every object the operator applies for one SecondaryScheduler.
@@ -177,7 +182,7 @@ func Render(in Inputs) (*Objects, error) {
 	if o.Deployment, o.TemplateHash, err = renderDeployment(t.deployment.DeepCopy(), ss, observed, cfg.hash, in.ServingCertAvailable); err != nil {
 		return nil, err
 	}
-	checkPodSecurity("SecondaryScheduler "+ss.Name, ss, &o.Deployment.Spec.Template, enforcedLevel(o.Namespace), errs)
+	checkPodSecurity("SecondaryScheduler "+ss.Name, ss, &o.Deployment.Spec.Template, enforcedLevel(in.PodSecurityEnforce), errs)
 	if err := errs.err(); err != nil {
 		return nil, err
 	}

@@ -98,3 +98,32 @@ func TestPodSecurityRefusesWhatBaselineForbids(t *testing.T) {
 		})
 	}
 }
+
+// TestPodSecurityFollowsTheNamespace: the level is the namespace's, as an
+// administrator labels it: privileged lets a privileged sidecar through,
+// restricted refuses a sidecar that runs as root.
+func TestPodSecurityFollowsTheNamespace(t *testing.T) {
+	privileged := withSpec(func(s *secondaryschedulerv1.SecondarySchedulerSpec) {
+		s.Sidecars = []corev1.Container{{Name: "priv", Image: "x", SecurityContext: &corev1.SecurityContext{Privileged: ptr.To(true)}}}
+	})
+	privileged.PodSecurityEnforce = "privileged"
+	if _, err := Render(privileged); err != nil {
+		t.Errorf("a privileged sidecar where the namespace enforces privileged: %v", err)
+	}
+	root := withSpec(func(s *secondaryschedulerv1.SecondarySchedulerSpec) {
+		s.Sidecars = []corev1.Container{{Name: "root", Image: "x", SecurityContext: &corev1.SecurityContext{RunAsUser: ptr.To[int64](0)}}}
+	})
+	root.PodSecurityEnforce = "restricted"
+	if _, err := Render(root); err == nil || !strings.Contains(err.Error(), `spec.sidecars[0]: namespace openshift-secondary-scheduler enforces Pod Security "restricted"`) {
+		t.Errorf("a root sidecar where the namespace enforces restricted: %v", err)
+	}
+	root.PodSecurityEnforce = "no-such-level"
+	if _, err := Render(root); err == nil || !strings.Contains(err.Error(), `"restricted"`) {
+		t.Errorf("an unknown level is read as restricted: %v", err)
+	}
+	// Without a label: the default, baseline, which lets root through.
+	root.PodSecurityEnforce = ""
+	if _, err := Render(root); err != nil {
+		t.Errorf("a root sidecar under the default baseline: %v", err)
+	}
+}

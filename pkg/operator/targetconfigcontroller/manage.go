@@ -148,3 +148,39 @@ func rbacRefusedMessage(err error) string {
 	}
 	return msg + "\nThe running scheduler is left as it is."
 }
+
+// ensurePodSecurityLabels puts back the Pod Security labels the operand
+// namespace lacks (render.PodSecurityLabels) and leaves those it has, an
+// administrator's stricter or looser choice included. Before the Deployment:
+// its pods are held to the level the namespace enforces.
+func (c *targetConfigController) ensurePodSecurityLabels(ctx context.Context, recorder events.Recorder) error {
+	ns, err := c.namespaces.Get(render.OperandNamespace)
+	if apierrors.IsNotFound(err) {
+		return nil // the static resources controller creates it, with its labels after this
+	}
+	if err != nil {
+		return err
+	}
+	var missing []string
+	for k := range render.PodSecurityLabels {
+		if _, ok := ns.Labels[k]; !ok {
+			missing = append(missing, k)
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	labelled := ns.DeepCopy()
+	if labelled.Labels == nil {
+		labelled.Labels = map[string]string{}
+	}
+	for _, k := range missing {
+		labelled.Labels[k] = render.PodSecurityLabels[k]
+	}
+	if _, err := c.kubeClient.CoreV1().Namespaces().Update(ctx, labelled, metav1.UpdateOptions{}); err != nil {
+		return fmt.Errorf("putting back the Pod Security labels %v of namespace %s: %w", missing, ns.Name, err)
+	}
+	slices.Sort(missing)
+	recorder.Eventf("NamespaceLabelled", "Put back the Pod Security labels %s of namespace %s", strings.Join(missing, ", "), ns.Name)
+	return nil
+}

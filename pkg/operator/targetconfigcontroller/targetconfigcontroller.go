@@ -58,6 +58,7 @@ type targetConfigController struct {
 	grantableLister rbacv1listers.ClusterRoleLister
 	deployments     appsv1listers.DeploymentNamespaceLister
 	secretLister    corev1listers.SecretNamespaceLister
+	namespaces      corev1listers.NamespaceLister
 	kubeInformers   v1helpers.KubeInformersForNamespaces
 	// deleteStatic deletes the fixed objects of the static resources controller
 	// when the SecondaryScheduler itself is deleted.
@@ -93,6 +94,7 @@ func NewTargetConfigController(
 		grantableLister: grantable.Lister(),
 		deployments:     operand.Apps().V1().Deployments().Lister().Deployments(render.OperandNamespace),
 		secretLister:    operand.Core().V1().Secrets().Lister().Secrets(render.OperandNamespace),
+		namespaces:      cluster.Core().V1().Namespaces().Lister(),
 		kubeInformers:   kubeInformers,
 		deleteStatic:    deleteStatic,
 		recorderOn:      onSecondaryScheduler(kubeClient),
@@ -109,6 +111,9 @@ func NewTargetConfigController(
 			operand.Core().V1().Pods().Informer(),
 			operand.Rbac().V1().Roles().Informer(),
 			operand.Rbac().V1().RoleBindings().Informer(),
+			// Its Pod Security labels: a missing one is put back, and user
+			// containers are held to the level it enforces.
+			cluster.Core().V1().Namespaces().Informer(),
 			cluster.Rbac().V1().ClusterRoles().Informer(),
 			cluster.Rbac().V1().ClusterRoleBindings().Informer(),
 			// The ceiling of spec.rbac: widening it lets a refused rule through.
@@ -209,6 +214,9 @@ func (c *targetConfigController) rollOut(ctx context.Context, recorder events.Re
 	if err := c.applyConfigMap(ctx, recorder, ss, objs.ConfigMap); err != nil {
 		return c.applyFailed(ctx, ss, own, err, fmt.Sprintf("applying ConfigMap %s/%s: %v", objs.ConfigMap.Namespace, objs.ConfigMap.Name, err))
 	}
+	if err := c.ensurePodSecurityLabels(ctx, recorder); err != nil {
+		return c.applyFailed(ctx, ss, own, err, err.Error())
+	}
 	deployment, err := c.applyDeployment(ctx, recorder, objs, own)
 	if err != nil {
 		if msg, ok := refusedSpecFields(ss, objs, err); ok {
@@ -268,6 +276,13 @@ func (c *targetConfigController) render(ss *secondaryschedulerv1.SecondarySchedu
 	switch {
 	case err == nil:
 		in.ServingCertAvailable = true
+	case !apierrors.IsNotFound(err):
+		return nil, err
+	}
+	ns, err := c.namespaces.Get(render.OperandNamespace)
+	switch {
+	case err == nil:
+		in.PodSecurityEnforce = ns.Labels[render.PodSecurityEnforceLabel]
 	case !apierrors.IsNotFound(err):
 		return nil, err
 	}

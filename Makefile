@@ -41,8 +41,8 @@ promtool:
 test-rules: promtool
 	PROMTOOL=$(CURDIR)/_output/tools/promtool go test ./test/rules/... -count=1
 
-# The operator's scheduler-config validation against the real kube-scheduler
-# binary, on the corpus in test/configdiff/testdata.
+# The operator's scheduler-config validation against the real kube-scheduler and
+# scheduler-plugins' binaries, on the corpus in test/configdiff/testdata/corpus.
 test-configdiff: controlplane
 	KUBE_SCHEDULER=$(CURDIR)/_output/controlplane/bin/kube-scheduler SCHEDULER_PLUGINS=$(CURDIR)/_output/controlplane/bin/scheduler-plugins \
 	  go test ./test/configdiff/... -count=1

@@ -1,5 +1,5 @@
 // Package configdiff keeps the operator's scheduler-config validation honest:
-// every case of testdata/corpus.yaml goes through the operator's render step,
+// every case of testdata/corpus/ goes through the operator's render step,
 // and the ConfigMap it renders goes to the real scheduler binaries (built by
 // hack/controlplane/build.sh): upstream kube-scheduler and scheduler-plugins'
 // build. The operator and each binary must agree on whether the configuration

@@ -19,7 +19,7 @@ import (
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render"
 )
 
-// corpusCase is one entry of testdata/corpus.yaml (its header explains them).
+// corpusCase is one entry of testdata/corpus/*.yaml (its README.md explains them).
 type corpusCase struct {
 	Name string `json:"name"`
 	// Config is the user's layer: config.yaml of the ConfigMap spec.schedulerConfig names.
@@ -143,20 +143,34 @@ func overlay(dst, src map[string]interface{}) {
 	}
 }
 
+// readCorpus reads every file of testdata/corpus, in name order.
 func readCorpus(t *testing.T) []corpusCase {
-	data, err := os.ReadFile(filepath.Join("testdata", "corpus.yaml"))
-	if err != nil {
-		t.Fatal(err)
+	files, err := filepath.Glob(filepath.Join("testdata", "corpus", "*.yaml"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no testdata/corpus/*.yaml: %v", err)
 	}
 	var cases []corpusCase
-	if err := yaml.UnmarshalStrict(data, &cases); err != nil {
-		t.Fatalf("testdata/corpus.yaml: %v", err)
+	for _, file := range files {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var list []corpusCase
+		if err := yaml.UnmarshalStrict(data, &list); err != nil {
+			t.Fatalf("%s: %v", file, err)
+		}
+		cases = append(cases, list...)
 	}
+	checkCorpus(t, cases)
+	return cases
+}
+
+func checkCorpus(t *testing.T, cases []corpusCase) {
 	seen := map[string]bool{}
 	for _, c := range cases {
 		switch {
 		case c.Name == "" || seen[c.Name]:
-			t.Fatalf("testdata/corpus.yaml: every case needs a unique name (%q)", c.Name)
+			t.Fatalf("testdata/corpus: every case needs a unique name (%q)", c.Name)
 		case c.OperatorStricter != "" && c.BinaryOnly != "":
 			t.Fatalf("case %q: operatorStricter and binaryOnly exclude each other", c.Name)
 		case c.OnlyFor != "" && c.OperatorStricter == "" && c.BinaryOnly == "":
@@ -166,7 +180,6 @@ func readCorpus(t *testing.T) []corpusCase {
 		}
 		seen[c.Name] = true
 	}
-	return cases
 }
 
 func setNested(t *testing.T, obj map[string]interface{}, value interface{}, path ...string) {

@@ -9,6 +9,7 @@ import (
 	configv1 "github.com/openshift/api/config/v1"
 	operatorv1 "github.com/openshift/api/operator/v1"
 	"github.com/openshift/library-go/pkg/operator/v1helpers"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 
 	secondaryschedulerv1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1"
@@ -28,8 +29,8 @@ const (
 var GVR = secondaryschedulerv1.SchemeGroupVersion.WithResource("secondaryschedulers")
 
 // RelatedObjects are what `oc adm inspect clusteroperator/secondary-scheduler`
-// collects: the SecondaryScheduler, both namespaces, and the operand's
-// cluster-scoped RBAC.
+// collects: the SecondaryScheduler, both namespaces, the operand's
+// cluster-scoped RBAC, and the Simulator admission policy and its binding.
 func RelatedObjects() []configv1.ObjectReference {
 	refs := []configv1.ObjectReference{
 		{Group: GVR.Group, Resource: GVR.Resource, Name: secondaryschedulerv1.SingletonName},
@@ -41,8 +42,16 @@ func RelatedObjects() []configv1.ObjectReference {
 		configv1.ObjectReference{Group: rbacv1.GroupName, Resource: "clusterrolebindings", Name: render.OperandBindingName()},
 		configv1.ObjectReference{Group: rbacv1.GroupName, Resource: "clusterroles", Name: render.ExtraRBACName},
 		configv1.ObjectReference{Group: rbacv1.GroupName, Resource: "clusterrolebindings", Name: render.ExtraRBACName},
+		configv1.ObjectReference{Group: admissionregistrationv1.GroupName, Resource: "validatingadmissionpolicies", Name: SimulatorAdmissionName},
+		configv1.ObjectReference{Group: admissionregistrationv1.GroupName, Resource: "validatingadmissionpolicybindings", Name: SimulatorAdmissionName},
 	)
 }
+
+// SimulatorAdmissionName names the ValidatingAdmissionPolicy that keeps
+// Simulators' pod fields from users who may not create pods, and its binding
+// (manifests/0000_50_secondary-scheduler-operator_03_simulator-admission.yaml;
+// admissionguardcontroller's tests check the two agree).
+const SimulatorAdmissionName = "secondary-scheduler-operator-simulator-pod-fields"
 
 // UnionConditionTypes are the roll-ups the operand status controller writes on
 // the SecondaryScheduler for `oc get`, with the status each has when no

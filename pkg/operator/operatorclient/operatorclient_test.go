@@ -17,6 +17,8 @@ func TestRelatedObjects(t *testing.T) {
 		{Group: "rbac.authorization.k8s.io", Resource: "clusterrolebindings", Name: "secondary-scheduler-operand"},
 		{Group: "rbac.authorization.k8s.io", Resource: "clusterroles", Name: "secondary-scheduler-extra"},
 		{Group: "rbac.authorization.k8s.io", Resource: "clusterrolebindings", Name: "secondary-scheduler-extra"},
+		{Group: "admissionregistration.k8s.io", Resource: "validatingadmissionpolicies", Name: "secondary-scheduler-operator-simulator-pod-fields"},
+		{Group: "admissionregistration.k8s.io", Resource: "validatingadmissionpolicybindings", Name: "secondary-scheduler-operator-simulator-pod-fields"},
 	}
 	got := RelatedObjects()
 	if len(got) != len(want) {

@@ -21,11 +21,11 @@ const KubeSchedulerFlagsAsset = "assets/config/kube-scheduler-flags.txt"
 // validated configuration, the operator's lease or the pod's identity.
 var ownedFlags = func() map[string]string {
 	const (
-		config      = "the scheduler runs the merged, validated configuration the operator mounts; put your settings in the ConfigMap named by spec.schedulerConfig"
-		connection  = "the scheduler talks to the API server as its pod's ServiceAccount, through the kubeconfig the operator writes"
-		election    = "leader election uses the operator's lease secondary-scheduler in namespace openshift-secondary-scheduler, the only lease the scheduler's RBAC grants"
-		delegation  = "the secure port authenticates and authorizes requests against the cluster with the pod's identity"
-		exits       = "kube-scheduler would print or write something and exit instead of scheduling"
+		config     = "the scheduler runs the merged, validated configuration the operator mounts; put your settings in the ConfigMap named by spec.schedulerConfig"
+		connection = "the scheduler talks to the API server as its pod's ServiceAccount, through the kubeconfig the operator writes"
+		election   = "leader election uses the operator's lease secondary-scheduler in namespace openshift-secondary-scheduler, the only lease the scheduler's RBAC grants"
+		delegation = "the secure port authenticates and authorizes requests against the cluster with the pod's identity"
+		exits      = "kube-scheduler would print or write something and exit instead of scheduling"
 	)
 	owned := map[string]string{
 		"config": config, "write-config-to": exits, "help": exits, "version": exits,

@@ -107,7 +107,7 @@ func checkRules(src, field string, rules []rbacv1.PolicyRule, cluster bool, errs
 			errs.addf(src, p+".verbs", "required, e.g. [get, list, watch]")
 		}
 		for _, l := range []struct {
-			field string
+			field  string
 			n, max int
 		}{
 			{"apiGroups", len(r.APIGroups), 16}, {"resources", len(r.Resources), 64}, {"verbs", len(r.Verbs), 16},

@@ -18,6 +18,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
+	"k8s.io/component-base/metrics/legacyregistry"
 	"k8s.io/utils/ptr"
 
 	secondaryschedulerv1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1"
@@ -37,7 +38,10 @@ import (
 //     nothing (heap-B/foreign-object);
 //   - simulators=N for each N of MEMORY_BENCH_SIMULATORS (default "300,1000"):
 //     N Available Simulators (the benchmark plays their kubelet), and what each
-//     costs over idle (heap-B/simulator).
+//     costs over idle (heap-B/simulator). With MEMORY_BENCH_ANNOTATION_KIB=K
+//     (default 0), each Simulator carries K KiB of annotations, as any user
+//     who may edit a Simulator can write (the API server takes up to 256 KiB),
+//     and the step is named simulators=N,annotations-KiB=K.
 //
 // heap-MiB is the process's HeapAlloc, the test's own clients included;
 // operator-heap-MiB is that minus the heap before the operator started. A heap
@@ -47,6 +51,10 @@ import (
 //	go tool pprof -top -sample_index=inuse_space <logged profile>
 func BenchmarkOperatorMemory(b *testing.B) {
 	foreign := envInt(b, "MEMORY_BENCH_FOREIGN", 1000)
+	annotationKiB := 0
+	if os.Getenv("MEMORY_BENCH_ANNOTATION_KIB") != "" {
+		annotationKiB = envInt(b, "MEMORY_BENCH_ANNOTATION_KIB", 0)
+	}
 	counts, err := simulatorCounts(os.Getenv("MEMORY_BENCH_SIMULATORS"))
 	if err != nil {
 		b.Fatal(err)
@@ -106,8 +114,12 @@ func BenchmarkOperatorMemory(b *testing.B) {
 	settle(b)
 	none := heapAfterGC()
 	for _, n := range counts {
-		b.Run(fmt.Sprintf("simulators=%d", n), func(b *testing.B) {
-			runSimulators(b, admin, ns, n)
+		name := fmt.Sprintf("simulators=%d", n)
+		if annotationKiB > 0 {
+			name += fmt.Sprintf(",annotations-KiB=%d", annotationKiB)
+		}
+		b.Run(name, func(b *testing.B) {
+			runSimulators(b, admin, ns, n, annotationKiB)
 			settle(b)
 			heap := measure(b, fmt.Sprintf("simulators-%d", n))
 			b.ReportMetric((float64(heap)-float64(none))/float64(n), "heap-B/simulator")
@@ -210,23 +222,31 @@ func createForeign(b *testing.B, admin *framework.Clients, n int) int {
 	return n + 2*spaces
 }
 
-// runSimulators makes n Simulators exist in ns, marks each one's Pod Ready as
-// a kubelet would (envtest runs none), and waits until all are Available.
-func runSimulators(b *testing.B, admin *framework.Clients, ns string, n int) {
+// runSimulators makes n Simulators exist in ns, each with annotationKiB KiB
+// of annotations, marks each one's Pod Ready as a kubelet would (envtest runs
+// none), and waits until the operator counts all of them Available.
+func runSimulators(b *testing.B, admin *framework.Clients, ns string, n, annotationKiB int) {
 	ctx := context.Background()
 	sims := admin.Operator.SimulationV1alpha1().Simulators(ns)
+	var annotations map[string]string
+	if annotationKiB > 0 {
+		annotations = map[string]string{"example.com/notes": strings.Repeat("x", annotationKiB<<10)}
+	}
 	parallel(b, n, func(i int) error {
-		_, err := sims.Create(ctx, &simv1alpha1.Simulator{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("sim-%04d", i)}}, metav1.CreateOptions{})
+		_, err := sims.Create(ctx, &simv1alpha1.Simulator{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("sim-%04d", i), Annotations: annotations}},
+			metav1.CreateOptions{})
 		if apierrors.IsAlreadyExists(err) {
 			return nil
 		}
 		return err
 	})
-	framework.WaitForWithin(ctx, b, 10*time.Minute, fmt.Sprintf("%d Simulators Available", n), func() (bool, error) {
+	framework.WaitForWithin(ctx, b, 20*time.Minute, fmt.Sprintf("%d Simulators Available", n), func() (bool, error) {
 		if err := markPodsReady(ctx, admin, ns); err != nil {
 			return false, err
 		}
-		available, err := framework.SimulatorsInPhase(ctx, admin.Operator, ns, simv1alpha1.SimulatorAvailable)
+		// The operator's own count (its metric, from its cache): listing the
+		// Simulators here would decode all their annotations in this process.
+		available, err := availableSimulators()
 		if err != nil {
 			return false, err
 		}
@@ -235,6 +255,27 @@ func runSimulators(b *testing.B, admin *framework.Clients, ns string, n int) {
 		}
 		return true, nil
 	})
+}
+
+// availableSimulators is the operator's secondary_scheduler_operator_simulators{phase="Available"}.
+func availableSimulators() (int, error) {
+	families, err := legacyregistry.DefaultGatherer.Gather()
+	if err != nil {
+		return 0, err
+	}
+	for _, f := range families {
+		if f.GetName() != "secondary_scheduler_operator_simulators" {
+			continue
+		}
+		for _, m := range f.GetMetric() {
+			for _, l := range m.GetLabel() {
+				if l.GetName() == "phase" && l.GetValue() == "Available" {
+					return int(m.GetGauge().GetValue()), nil
+				}
+			}
+		}
+	}
+	return 0, fmt.Errorf("no secondary_scheduler_operator_simulators{phase=\"Available\"}")
 }
 
 func markPodsReady(ctx context.Context, admin *framework.Clients, ns string) error {

@@ -51,10 +51,7 @@ import (
 //	go tool pprof -top -sample_index=inuse_space <logged profile>
 func BenchmarkOperatorMemory(b *testing.B) {
 	foreign := envInt(b, "MEMORY_BENCH_FOREIGN", 1000)
-	annotationKiB := 0
-	if os.Getenv("MEMORY_BENCH_ANNOTATION_KIB") != "" {
-		annotationKiB = envInt(b, "MEMORY_BENCH_ANNOTATION_KIB", 0)
-	}
+	annotationKiB := annotationKiB(b)
 	counts, err := simulatorCounts(os.Getenv("MEMORY_BENCH_SIMULATORS"))
 	if err != nil {
 		b.Fatal(err)
@@ -114,17 +111,29 @@ func BenchmarkOperatorMemory(b *testing.B) {
 	settle(b)
 	none := heapAfterGC()
 	for _, n := range counts {
-		name := fmt.Sprintf("simulators=%d", n)
-		if annotationKiB > 0 {
-			name += fmt.Sprintf(",annotations-KiB=%d", annotationKiB)
-		}
-		b.Run(name, func(b *testing.B) {
+		b.Run(simulatorsStep(n, annotationKiB), func(b *testing.B) {
 			runSimulators(b, admin, ns, n, annotationKiB)
 			settle(b)
 			heap := measure(b, fmt.Sprintf("simulators-%d", n))
 			b.ReportMetric((float64(heap)-float64(none))/float64(n), "heap-B/simulator")
 		})
 	}
+}
+
+// annotationKiB is MEMORY_BENCH_ANNOTATION_KIB, 0 when unset.
+func annotationKiB(b *testing.B) int {
+	if os.Getenv("MEMORY_BENCH_ANNOTATION_KIB") == "" {
+		return 0
+	}
+	return envInt(b, "MEMORY_BENCH_ANNOTATION_KIB", 0)
+}
+
+// simulatorsStep names the step of n Simulators with annotationKiB KiB of annotations each.
+func simulatorsStep(n, annotationKiB int) string {
+	if annotationKiB == 0 {
+		return fmt.Sprintf("simulators=%d", n)
+	}
+	return fmt.Sprintf("simulators=%d,annotations-KiB=%d", n, annotationKiB)
 }
 
 // defaultMemProfileRate is the runtime's; the rate can only be set right from

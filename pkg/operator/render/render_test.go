@@ -392,7 +392,13 @@ func TestConfigMapProblem(t *testing.T) {
 }
 
 func TestSchedulerConfigMayNotNameTheOperatorsConfigMaps(t *testing.T) {
-	for _, name := range []string{ConfigMapName, ConfigMapName + "-0123456789ab"} {
+	// The bare name is the user's, as OpenShift's docs name it.
+	bare := withConfig("profiles: [{schedulerName: a}]\n")
+	bare.SecondaryScheduler.Spec.SchedulerConfig, bare.UserConfig.Name = ConfigMapName, ConfigMapName
+	if _, err := Render(bare); err != nil {
+		t.Errorf("schedulerConfig %s: %v", ConfigMapName, err)
+	}
+	for _, name := range []string{ConfigMapName + "-0123456789ab", ConfigMapName + "-mine"} {
 		in := withConfig("profiles: [{schedulerName: a}]\n")
 		in.SecondaryScheduler.Spec.SchedulerConfig = name
 		in.UserConfig.Name = name

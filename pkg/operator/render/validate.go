@@ -2,6 +2,7 @@ package render
 
 import (
 	"path"
+	"strings"
 
 	operatorv1 "github.com/openshift/api/operator/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -26,7 +27,10 @@ func validateSpec(ss *secondaryschedulerv1.SecondaryScheduler, servingCert bool,
 	if spec.SchedulerImage == "" {
 		errs.addf(src, "spec.schedulerImage", "required: the image of the scheduler (any kube-scheduler build with your plugins)")
 	}
-	if IsConfigMapName(spec.SchedulerConfig) {
+	// The bare secondary-scheduler-config is the name OpenShift's docs give the
+	// user's ConfigMap (the operator's own went by it before they were named by
+	// content); only the content-named ones are the operator's.
+	if strings.HasPrefix(spec.SchedulerConfig, ConfigMapName+"-") {
 		errs.addf(src, "spec.schedulerConfig", "%q is a name the operator gives its own ConfigMaps (%s-<hash>); name yours otherwise",
 			spec.SchedulerConfig, ConfigMapName)
 	}

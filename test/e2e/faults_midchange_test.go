@@ -5,7 +5,9 @@ import (
 	"testing"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render"
 )
@@ -59,14 +61,26 @@ func (c *cluster) firstWrite(t *testing.T, change func()) string {
 		t.Fatal(err)
 	}
 	defer cw.Stop()
+	// The controller-manager writes the Deployment's status too: only a new
+	// generation (a spec the operator wrote), a creation or a deletion counts.
+	generations := map[string]int64{}
+	for _, d := range deployments.Items {
+		generations[d.Name] = d.Generation
+	}
 	change()
-	select {
-	case e := <-dw.ResultChan():
-		return "Deployment " + string(e.Type)
-	case e := <-cw.ResultChan():
-		return "ConfigMap " + string(e.Type)
-	case <-ctx.Done():
-		return "no write within " + firstWriteTimeout.String()
+	for {
+		select {
+		case e := <-dw.ResultChan():
+			d, ok := e.Object.(*appsv1.Deployment)
+			if !ok || (e.Type == watch.Modified && d.Generation == generations[d.Name]) {
+				continue
+			}
+			return "Deployment " + string(e.Type)
+		case e := <-cw.ResultChan():
+			return "ConfigMap " + string(e.Type)
+		case <-ctx.Done():
+			return "no write within " + firstWriteTimeout.String()
+		}
 	}
 }
 

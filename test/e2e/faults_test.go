@@ -197,12 +197,12 @@ func (f *faultTimes) report(t *testing.T) {
 	s := slices.Clone(f.times)
 	slices.Sort(s)
 	q := func(p float64) time.Duration { return s[int(p*float64(len(s)-1)+0.5)].Round(time.Millisecond) }
-	faults := len(s)
+	faults, mid := len(s), ""
 	if f.kills > 0 {
-		faults = f.kills
+		faults, mid = f.kills, fmt.Sprintf(" %d kills landed mid-change,", f.mid)
 	}
-	t.Logf("FAULT %s: %d faults, %d kills landed mid-change, %d converged, time from the fault to converged: p50 %s, p99 %s, max %s",
-		f.scenario, faults, f.mid, len(s), q(0.5), q(0.99), s[len(s)-1].Round(time.Millisecond))
+	t.Logf("FAULT %s: %d faults,%s %d converged, time from the fault to converged: p50 %s, p99 %s, max %s",
+		f.scenario, faults, mid, len(s), q(0.5), q(0.99), s[len(s)-1].Round(time.Millisecond))
 	if f.kills > 0 && f.mid*4 < f.kills*3 {
 		t.Errorf("FAULT %s: only %d of %d kills landed mid-change (at least 3 in 4 must)", f.scenario, f.mid, f.kills)
 	}

@@ -24,10 +24,17 @@ const firstWriteTimeout = 10 * time.Second
 func (c *cluster) killAtFirstWrite(t *testing.T, change func(), finished func(ctx context.Context) error) (time.Time, bool) {
 	t.Helper()
 	seen := c.firstWrite(t, change)
+	return c.killAndRestart(t, "at its first write ("+seen+")", finished)
+}
+
+// killAndRestart kills the operator, asks finished whether the change was
+// done by then, and starts it again; when says when, for the log.
+func (c *cluster) killAndRestart(t *testing.T, when string, finished func(ctx context.Context) error) (time.Time, bool) {
+	t.Helper()
 	c.killOperator(t)
 	killed := time.Now()
 	mid := finished(context.Background()) != nil
-	t.Logf("killed the operator at its first write (%s); the change was unfinished: %v", seen, mid)
+	t.Logf("killed the operator %s; the change was unfinished: %v", when, mid)
 	c.startOperator(t)
 	return killed, mid
 }
@@ -90,12 +97,7 @@ func (c *cluster) firstWrite(t *testing.T, change func()) string {
 func (c *cluster) killAfter(t *testing.T, delay time.Duration, finished func(ctx context.Context) error) (time.Time, bool) {
 	t.Helper()
 	time.Sleep(delay)
-	c.killOperator(t)
-	killed := time.Now()
-	mid := finished(context.Background()) != nil
-	t.Logf("killed the operator %s into the change; the change was unfinished: %v", delay, mid)
-	c.startOperator(t)
-	return killed, mid
+	return c.killAndRestart(t, delay.String()+" into the change", finished)
 }
 
 // reconciledErr is reconciled's verdict alone.
@@ -104,7 +106,7 @@ func (c *cluster) reconciledErr(ctx context.Context) error {
 	return err
 }
 
-// nothingOwned fails while the operator still owns an object.
+// nothingOwnedErr fails while the operator still owns an object.
 func (c *cluster) nothingOwnedErr(t *testing.T) func(ctx context.Context) error {
 	return func(ctx context.Context) error {
 		objects, configMaps := c.ownedObjects(ctx, t)

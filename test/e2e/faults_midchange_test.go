@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -111,7 +112,7 @@ func (c *cluster) nothingOwnedErr(t *testing.T) func(ctx context.Context) error 
 	return func(ctx context.Context) error {
 		objects, configMaps := c.ownedObjects(ctx, t)
 		if len(objects)+len(configMaps) > 0 {
-			return errStillOwned
+			return fmt.Errorf("%w: %v %v", errStillOwned, objects, configMaps)
 		}
 		return nil
 	}

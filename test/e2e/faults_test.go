@@ -163,11 +163,8 @@ func (c *cluster) waitNothingOwned(ctx context.Context, t *testing.T, also func(
 				return false, err
 			}
 		}
-		objects, configMaps := c.ownedObjects(ctx, t)
-		if len(objects)+len(configMaps) > 0 {
-			return false, fmt.Errorf("still there: %v %v", objects, configMaps)
-		}
-		return true, nil
+		err := c.nothingOwnedErr(t)(ctx)
+		return err == nil, err
 	})
 }
 

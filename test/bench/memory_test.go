@@ -24,7 +24,7 @@ import (
 	secondaryschedulerv1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1"
 	simv1alpha1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/simulation/v1alpha1"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render"
-	"github.com/openshift/secondary-scheduler-operator/pkg/operator/simulatorcontroller"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/simulatorrender"
 	"github.com/openshift/secondary-scheduler-operator/test/framework"
 )
 
@@ -288,7 +288,7 @@ func availableSimulators() (int, error) {
 }
 
 func markPodsReady(ctx context.Context, admin *framework.Clients, ns string) error {
-	pods, err := admin.Kube.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: simulatorcontroller.SimulatorLabel})
+	pods, err := admin.Kube.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: simulatorrender.SimulatorLabel})
 	if err != nil {
 		return err
 	}

@@ -23,7 +23,7 @@ import (
 	secondaryschedulerv1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1"
 	simv1alpha1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/simulation/v1alpha1"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render"
-	"github.com/openshift/secondary-scheduler-operator/pkg/operator/simulatorcontroller"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/simulatorrender"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/targetconfigcontroller"
 	"github.com/openshift/secondary-scheduler-operator/test/framework"
 )
@@ -254,7 +254,7 @@ func simulatorChangeToPod(b *testing.B, env *framework.Env, samples int) []time.
 		b.Fatal(err)
 	}
 	pods := env.Admin.Kube.CoreV1().Pods(ns)
-	selector := simulatorcontroller.SimulatorLabel + "=sim"
+	selector := simulatorrender.SimulatorLabel + "=sim"
 	framework.WaitFor(ctx, b, "the Simulator's first Pod", func() (bool, error) {
 		list, err := pods.List(ctx, metav1.ListOptions{LabelSelector: selector})
 		return err == nil && len(list.Items) > 0, err

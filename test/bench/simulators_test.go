@@ -23,6 +23,7 @@ import (
 	simv1alpha1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/simulation/v1alpha1"
 	siminformers "github.com/openshift/secondary-scheduler-operator/pkg/generated/informers/externalversions"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/simulatorcontroller"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/simulatorrender"
 	"github.com/openshift/secondary-scheduler-operator/test/framework"
 )
 
@@ -90,7 +91,7 @@ type watcher struct {
 
 func (w *watcher) onPod(obj interface{}) {
 	pod := obj.(*corev1.Pod)
-	if _, dup := w.seenPods.LoadOrStore(pod.Labels[simulatorcontroller.SimulatorLabel], true); dup {
+	if _, dup := w.seenPods.LoadOrStore(pod.Labels[simulatorrender.SimulatorLabel], true); dup {
 		return
 	}
 	w.kubelet <- pod
@@ -225,7 +226,7 @@ func benchOnce(b *testing.B, env *framework.Env, n, workers, qps int) {
 func timeOneChange(ctx context.Context, b *testing.B, admin *framework.Clients, ns, name string) time.Duration {
 	b.Helper()
 	pods := admin.Kube.CoreV1().Pods(ns)
-	selector := simulatorcontroller.SimulatorLabel + "=" + name
+	selector := simulatorrender.SimulatorLabel + "=" + name
 	list, err := pods.List(ctx, metav1.ListOptions{LabelSelector: selector})
 	if err != nil {
 		b.Fatal(err)

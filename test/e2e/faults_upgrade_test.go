@@ -14,7 +14,7 @@ import (
 
 	simv1alpha1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/simulation/v1alpha1"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render"
-	"github.com/openshift/secondary-scheduler-operator/pkg/operator/simulatorcontroller"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/simulatorrender"
 	"github.com/openshift/secondary-scheduler-operator/test/framework"
 )
 
@@ -28,7 +28,7 @@ func buildUpgradedOperator(t *testing.T, dir string) string {
 	t.Helper()
 	out := filepath.Join(dir, "secondary-scheduler-operator-next")
 	cmd := exec.Command("go", "build", "-mod=vendor",
-		"-ldflags", "-X github.com/openshift/secondary-scheduler-operator/pkg/operator/simulatorcontroller.DefaultEtcdImage="+upgradedEtcdImage,
+		"-ldflags", "-X github.com/openshift/secondary-scheduler-operator/pkg/operator/simulatorrender.DefaultEtcdImage="+upgradedEtcdImage,
 		"-o", out, "./cmd/secondary-scheduler-operator")
 	cmd.Dir = repoPath(t, ".")
 	started := time.Now()
@@ -41,7 +41,7 @@ func buildUpgradedOperator(t *testing.T, dir string) string {
 
 // onlySimulatorPod is the one live Pod of a Simulator, or an error when it has not exactly one.
 func (c *cluster) onlySimulatorPod(ctx context.Context, ns, sim string) (*corev1.Pod, error) {
-	pods, err := c.admin.Kube.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: simulatorcontroller.SimulatorLabel + "=" + sim})
+	pods, err := c.admin.Kube.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: simulatorrender.SimulatorLabel + "=" + sim})
 	if err != nil {
 		return nil, err
 	}
@@ -109,8 +109,8 @@ func TestFaultUpgrade(t *testing.T) {
 		t.Fatal(err)
 	}
 	before := c.waitSimulatorSays(t, ns, "before", "the simulator is ready")
-	if got := etcdImage(before); got != simulatorcontroller.DefaultEtcdImage {
-		t.Fatalf("the Simulator's Pod runs etcd %q, want this build's default %q", got, simulatorcontroller.DefaultEtcdImage)
+	if got := etcdImage(before); got != simulatorrender.DefaultEtcdImage {
+		t.Fatalf("the Simulator's Pod runs etcd %q, want this build's default %q", got, simulatorrender.DefaultEtcdImage)
 	}
 	deployment, err := c.admin.Kube.AppsV1().Deployments(render.OperandNamespace).Get(ctx, render.OperandName, metav1.GetOptions{})
 	if err != nil {

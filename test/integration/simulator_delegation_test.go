@@ -23,6 +23,7 @@ import (
 
 	simv1alpha1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/simulation/v1alpha1"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/simulatorcontroller"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/simulatorrender"
 	"github.com/openshift/secondary-scheduler-operator/test/framework"
 )
 
@@ -296,7 +297,7 @@ func TestSimulatorDelegation(t *testing.T) {
 			t.Errorf("the pod creator adds a podTemplate: %v", err)
 		}
 		framework.WaitFor(ctx, t, "the Pod of plain replaced by the pod creator's", func() (bool, error) {
-			pods, err := d.env.Admin.Kube.CoreV1().Pods(d.ns).List(ctx, metav1.ListOptions{LabelSelector: simulatorcontroller.SimulatorLabel + "=plain"})
+			pods, err := d.env.Admin.Kube.CoreV1().Pods(d.ns).List(ctx, metav1.ListOptions{LabelSelector: simulatorrender.SimulatorLabel + "=plain"})
 			if err != nil {
 				return false, err
 			}
@@ -313,7 +314,7 @@ func TestSimulatorDelegation(t *testing.T) {
 
 	t.Run("a Simulator admits only its own namespace", func(t *testing.T) {
 		policy := simctlNetworkPolicy(t, d.env, d.ns, "plain")
-		want := map[string]string{simulatorcontroller.SimulatorLabel: "plain"}
+		want := map[string]string{simulatorrender.SimulatorLabel: "plain"}
 		if !equality.Semantic.DeepEqual(policy.Spec.PodSelector.MatchLabels, want) || len(policy.Spec.PolicyTypes) != 1 ||
 			policy.Spec.PolicyTypes[0] != networkingv1.PolicyTypeIngress || len(policy.Spec.Ingress) != 1 ||
 			!equality.Semantic.DeepEqual(policy.Spec.Ingress[0].From, []networkingv1.NetworkPolicyPeer{{PodSelector: &metav1.LabelSelector{}}}) {
@@ -471,7 +472,7 @@ func TestSimulatorDelegationQuota(t *testing.T) {
 }
 
 // TestIngressFromValidationMatchesAPIServer checks spec.ingressFrom the way the
-// operator does (simulatorcontroller.Validate) and the way the API server checks
+// operator does (simulatorrender.Validate) and the way the API server checks
 // the NetworkPolicy it becomes, on one corpus: both must accept or refuse each
 // peer, so that a Simulator is never Available with a policy the API server
 // refuses, nor refused for a policy it would take.
@@ -522,7 +523,7 @@ func TestIngressFromValidationMatchesAPIServer(t *testing.T) {
 	for name, peer := range corpus {
 		sim := &simv1alpha1.Simulator{ObjectMeta: metav1.ObjectMeta{Name: "sim", Namespace: ns},
 			Spec: simv1alpha1.SimulatorSpec{IngressFrom: []networkingv1.NetworkPolicyPeer{peer}}}
-		ours := simulatorcontroller.Validate(sim).ToAggregate()
+		ours := simulatorrender.Validate(sim).ToAggregate()
 		_, theirs := env.Admin.Kube.NetworkingV1().NetworkPolicies(ns).Create(ctx, &networkingv1.NetworkPolicy{
 			ObjectMeta: metav1.ObjectMeta{Name: "probe"},
 			Spec: networkingv1.NetworkPolicySpec{

@@ -24,6 +24,7 @@ import (
 	simv1alpha1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/simulation/v1alpha1"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/admissionguardcontroller"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/simulatorcontroller"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/simulatorrender"
 	"github.com/openshift/secondary-scheduler-operator/test/framework"
 )
 
@@ -101,7 +102,7 @@ func (g *guardTest) heldBack(t *testing.T, name, why string) {
 
 func (g *guardTest) pods(t *testing.T, simulator string) []corev1.Pod {
 	t.Helper()
-	pods, err := g.env.Admin.Kube.CoreV1().Pods(g.ns).List(context.Background(), metav1.ListOptions{LabelSelector: simulatorcontroller.SimulatorLabel + "=" + simulator})
+	pods, err := g.env.Admin.Kube.CoreV1().Pods(g.ns).List(context.Background(), metav1.ListOptions{LabelSelector: simulatorrender.SimulatorLabel + "=" + simulator})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,7 @@ import (
 
 	simv1alpha1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/simulation/v1alpha1"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/simulatorcontroller"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/simulatorrender"
 	"github.com/openshift/secondary-scheduler-operator/test/framework"
 )
 
@@ -27,7 +28,7 @@ func TestSimulatorLeavesAServiceItDidNotCreateAlone(t *testing.T) {
 	ctx := context.Background()
 	for name, labels := range map[string]map[string]string{
 		"bare":     {"app": "theirs"},
-		"labelled": {"app": "theirs", simulatorcontroller.SimulatorLabel: "labelled", simulatorcontroller.ManagedByLabel: simulatorcontroller.ManagedByValue},
+		"labelled": {"app": "theirs", simulatorrender.SimulatorLabel: "labelled", simulatorcontroller.ManagedByLabel: simulatorcontroller.ManagedByValue},
 	} {
 		theirs, err := env.Admin.Kube.CoreV1().Services(ns).Create(ctx, &corev1.Service{
 			ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels},
@@ -85,7 +86,7 @@ func TestSimulatorAdoptsWhatAnEarlierVersionMade(t *testing.T) {
 	ctx := context.Background()
 	ns := env.CreateNamespace(t, "sim-earlier")
 	sim := simctlCreate(t, env, ns, &simv1alpha1.Simulator{ObjectMeta: metav1.ObjectMeta{Name: "sim"}})
-	rendered, err := simulatorcontroller.Render(sim)
+	rendered, err := simulatorrender.Render(simulatorrender.Inputs{Simulator: sim})
 	if err != nil {
 		t.Fatal(err)
 	}

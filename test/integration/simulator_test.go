@@ -19,6 +19,7 @@ import (
 
 	simv1alpha1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/simulation/v1alpha1"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/simulatorcontroller"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/simulatorrender"
 	"github.com/openshift/secondary-scheduler-operator/test/framework"
 )
 
@@ -160,7 +161,7 @@ func simctlPod(t *testing.T, env *framework.Env, ns, name string) *corev1.Pod {
 	t.Helper()
 	var pod *corev1.Pod
 	framework.WaitFor(context.Background(), t, "the Pod of Simulator "+name, func() (bool, error) {
-		pods, err := env.Admin.Kube.CoreV1().Pods(ns).List(context.Background(), metav1.ListOptions{LabelSelector: simulatorcontroller.SimulatorLabel + "=" + name})
+		pods, err := env.Admin.Kube.CoreV1().Pods(ns).List(context.Background(), metav1.ListOptions{LabelSelector: simulatorrender.SimulatorLabel + "=" + name})
 		if err != nil {
 			return false, err
 		}
@@ -237,19 +238,19 @@ func TestSimulatorCreatesPodAndService(t *testing.T) {
 	})
 
 	// The Pod the API server accepted is the rendered one, defaults aside.
-	rendered, err := simulatorcontroller.Render(got)
+	rendered, err := simulatorrender.Render(simulatorrender.Inputs{Simulator: got})
 	if err != nil {
 		t.Fatal(err)
 	}
 	pod := simctlPod(t, env, ns, "sim")
-	if pod.Name != rendered.Pod.Name || pod.Annotations[simulatorcontroller.SpecHashAnnotation] != rendered.SpecHash {
+	if pod.Name != rendered.Pod.Name || pod.Annotations[simulatorrender.SpecHashAnnotation] != rendered.SpecHash {
 		t.Errorf("pod %s annotations %v, want %s with hash %s", pod.Name, pod.Annotations, rendered.Pod.Name, rendered.SpecHash)
 	}
 	var names []string
 	for _, c := range pod.Spec.Containers {
 		names = append(names, c.Name+"="+c.Image)
 	}
-	if want := []string{"simulator=" + simv1alpha1.DefaultImage, "etcd=" + simulatorcontroller.DefaultEtcdImage}; !slices.Equal(names, want) {
+	if want := []string{"simulator=" + simv1alpha1.DefaultImage, "etcd=" + simulatorrender.DefaultEtcdImage}; !slices.Equal(names, want) {
 		t.Errorf("containers %v, want %v", names, want)
 	}
 	vars := map[string]string{}
@@ -276,7 +277,7 @@ func TestSimulatorCreatesPodAndService(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if svc.Spec.Type != corev1.ServiceTypeClusterIP || svc.Spec.ClusterIP == "" || svc.Spec.Selector[simulatorcontroller.SimulatorLabel] != "sim" {
+	if svc.Spec.Type != corev1.ServiceTypeClusterIP || svc.Spec.ClusterIP == "" || svc.Spec.Selector[simulatorrender.SimulatorLabel] != "sim" {
 		t.Errorf("service spec %+v", svc.Spec)
 	}
 	var ports []string
@@ -297,7 +298,7 @@ func simctlExpectOwned(t *testing.T, obj *metav1.ObjectMeta, sim *simv1alpha1.Si
 	if ref == nil || ref.UID != sim.UID || ref.Kind != "Simulator" || ref.APIVersion != simv1alpha1.SchemeGroupVersion.String() || !ptr.Deref(ref.BlockOwnerDeletion, false) {
 		t.Errorf("%s: owner references %+v, want a controller reference to Simulator %s (%s)", obj.Name, obj.OwnerReferences, sim.Name, sim.UID)
 	}
-	if obj.Labels[simulatorcontroller.SimulatorLabel] != sim.Name {
+	if obj.Labels[simulatorrender.SimulatorLabel] != sim.Name {
 		t.Errorf("%s: labels %v", obj.Name, obj.Labels)
 	}
 }
@@ -348,7 +349,7 @@ func TestSimulatorPodTemplateTakesPrecedence(t *testing.T) {
 		"simulator registry.example.com/simulator:patched env=KUBE_API_HOST=0.0.0.0,KUBE_API_PORT=3131,PORT=9999," +
 			"KUBE_SCHEDULER_SIMULATOR_ETCD_URL=http://127.0.0.1:2379,CORS_ALLOWED_ORIGIN_LIST=http://localhost:3000,https://ui.example.com," +
 			"KUBE_SCHEDULER_CONFIG_PATH=/etc/simulator/scheduler.yaml,KLOG_V=4 mounts=config:/etc/simulator",
-		"etcd " + simulatorcontroller.DefaultEtcdImage + " env= mounts=data:/var/lib/etcd",
+		"etcd " + simulatorrender.DefaultEtcdImage + " env= mounts=data:/var/lib/etcd",
 		"sidecar registry.example.com/sidecar:1 env= mounts=",
 	}
 	if !slices.Equal(got, want) {
@@ -422,7 +423,7 @@ func TestSimulatorEndedPodIsReplacedAfterABackoff(t *testing.T) {
 		simctlWaitStatus(t, env, ns, "sim", "the back-off reported", simctlPhase(simv1alpha1.SimulatorCreating, false, "replacing it in"))
 		var replaced *corev1.Pod
 		framework.WaitForWithin(context.Background(), t, time.Minute, "the ended Pod replaced", func() (bool, error) {
-			pods, err := env.Admin.Kube.CoreV1().Pods(ns).List(context.Background(), metav1.ListOptions{LabelSelector: simulatorcontroller.SimulatorLabel + "=sim"})
+			pods, err := env.Admin.Kube.CoreV1().Pods(ns).List(context.Background(), metav1.ListOptions{LabelSelector: simulatorrender.SimulatorLabel + "=sim"})
 			if err != nil {
 				return false, err
 			}
@@ -503,7 +504,7 @@ func TestSimulatorRepairsDriftAndConverges(t *testing.T) {
 		if err != nil {
 			return false, err
 		}
-		if len(svc.Spec.Ports) != 2 || svc.Spec.Selector[simulatorcontroller.SimulatorLabel] != "sim" {
+		if len(svc.Spec.Ports) != 2 || svc.Spec.Selector[simulatorrender.SimulatorLabel] != "sim" {
 			return false, fmt.Errorf("ports %v selector %v", svc.Spec.Ports, svc.Spec.Selector)
 		}
 		return true, nil
@@ -551,7 +552,7 @@ func TestSimulatorInvalidSpec(t *testing.T) {
 		if !apierrors.IsInvalid(err) {
 			t.Errorf("creating Simulator %q: %v, want the API server to refuse it as invalid", sim.Name, err)
 		}
-		if errs := simulatorcontroller.Validate(sim); len(errs) == 0 {
+		if errs := simulatorrender.Validate(sim); len(errs) == 0 {
 			t.Errorf("Simulator %q: the API server refuses it but Validate accepts it", sim.Name)
 		}
 	}
@@ -587,7 +588,7 @@ func TestSimulatorInvalidSpec(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, p := range pods.Items {
-				if p.Labels[simulatorcontroller.SimulatorLabel] == tc.name {
+				if p.Labels[simulatorrender.SimulatorLabel] == tc.name {
 					t.Errorf("nothing may be created for an invalid spec: Pod %s", p.Name)
 				}
 			}

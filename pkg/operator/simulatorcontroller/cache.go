@@ -7,21 +7,23 @@ import (
 
 	simv1alpha1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/simulation/v1alpha1"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/simulatorrender"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/trim"
 )
 
 // ManagedByLabel=ManagedByValue is on every Pod, Service and NetworkPolicy
 // the controller creates, as on everything else the operator makes: with
-// SimulatorLabel it selects what the controller's informers cache.
+// simulatorrender.SimulatorLabel it selects what the controller's informers
+// cache.
 const (
 	ManagedByLabel = render.ManagedByLabel
 	ManagedByValue = render.ManagedByValue
 )
 
 // Selector selects the objects the controller made: those with both its
-// labels. An object that merely carries SimulatorLabel, which any user of a
-// namespace may write, is not cached.
-const Selector = SimulatorLabel + "," + ManagedByLabel + "=" + ManagedByValue
+// labels. An object that merely carries simulatorrender.SimulatorLabel, which
+// any user of a namespace may write, is not cached.
+const Selector = simulatorrender.SimulatorLabel + "," + ManagedByLabel + "=" + ManagedByValue
 
 // InformerOption filters a kube informer factory to the Pods, Services and
 // NetworkPolicies this controller creates (Selector). Give the factory
@@ -38,7 +40,7 @@ func TweakListOptions(opts *metav1.ListOptions) {
 // Transform is the transform of the informers of InformerOption
 // (trim.Owned): of each Pod, Service and NetworkPolicy the cache keeps what
 // the controller reads, of the labels and annotations these only.
-var Transform = trim.Owned([]string{SimulatorLabel, ManagedByLabel}, []string{SimulatorSpecHashAnnotation})
+var Transform = trim.Owned([]string{simulatorrender.SimulatorLabel, ManagedByLabel}, []string{simulatorrender.SimulatorSpecHashAnnotation})
 
 // cached is what the informers would hold of an object the controller wrote:
 // what it remembers of its writes costs no more than its caches.

@@ -64,6 +64,7 @@ import (
 	siminformers "github.com/openshift/secondary-scheduler-operator/pkg/generated/informers/externalversions/simulation/v1alpha1"
 	simlisters "github.com/openshift/secondary-scheduler-operator/pkg/generated/listers/simulation/v1alpha1"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/metrics"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/simulatorrender"
 )
 
 const (
@@ -128,7 +129,8 @@ type Informers struct {
 
 // NewSimulatorController returns the controller that runs a simulator for every
 // Simulator. One queue key per Simulator (namespace/name); Pod, Service and
-// NetworkPolicy events requeue the Simulator named by their SimulatorLabel.
+// NetworkPolicy events requeue the Simulator named by their
+// simulatorrender.SimulatorLabel.
 func NewSimulatorController(kubeClient kubernetes.Interface, simClient versioned.Interface, informers Informers, recorder events.Recorder) factory.Controller {
 	// Not NewKubeRecorder: each of its recorders starts an event broadcaster,
 	// goroutines and buffers that nothing stops; this one holds nothing.
@@ -194,7 +196,7 @@ func ownerKeys(obj interface{}) ([]string, error) {
 	if err != nil {
 		return nil, nil
 	}
-	owner, ok := m.GetLabels()[SimulatorLabel]
+	owner, ok := m.GetLabels()[simulatorrender.SimulatorLabel]
 	if !ok || owner == "" {
 		return nil, nil
 	}
@@ -229,10 +231,13 @@ func (c *simulatorController) sync(ctx context.Context, syncCtx factory.SyncCont
 	}
 	recorder := cappedRecorder{c.recorderFor(sim)}
 
-	rendered, err := Render(sim)
-	if err != nil {
+	rendered, err := simulatorrender.Render(simulatorrender.Inputs{Simulator: sim})
+	switch {
+	case simulatorrender.IsInputError(err):
 		klog.V(2).InfoS("Invalid Simulator", "simulator", klog.KObj(sim), "err", err)
 		return c.updateStatus(ctx, recorder, sim, invalidSpec(err), "")
+	case err != nil:
+		return fmt.Errorf("rendering Simulator %s/%s: %w", sim.Namespace, sim.Name, err)
 	}
 	if fields := GuardedFields(sim); len(fields) > 0 {
 		if intact, why := c.guard.Intact(); !intact {
@@ -253,7 +258,7 @@ func (c *simulatorController) sync(ctx context.Context, syncCtx factory.SyncCont
 // syncObjects makes sim's NetworkPolicy, Pod and Service what rendered says,
 // and returns what they say of the simulator, the kube-apiserver URL once its
 // Service is there ("" until then) and what failed.
-func (c *simulatorController) syncObjects(ctx context.Context, recorder events.Recorder, sim *simv1alpha1.Simulator, rendered *Rendered) (observation, string, []error) {
+func (c *simulatorController) syncObjects(ctx context.Context, recorder events.Recorder, sim *simv1alpha1.Simulator, rendered *simulatorrender.Objects) (observation, string, []error) {
 	var errs []error
 	namespace := sim.Namespace
 	// The policy comes first: a new Pod is never reachable beyond what it admits.

@@ -28,7 +28,11 @@ import (
 	simfake "github.com/openshift/secondary-scheduler-operator/pkg/generated/clientset/versioned/fake"
 	siminformers "github.com/openshift/secondary-scheduler-operator/pkg/generated/informers/externalversions"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/admissionguardcontroller"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/simulatorrender"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/simulatorrender/simulatortest"
 )
+
+var newSimulator = simulatortest.New
 
 // harness runs sync against fake clients whose informer stores the test fills by
 // hand, playing the watch: what a sync sees is exactly what the test put there.
@@ -327,7 +331,7 @@ func TestSyncDeletedSimulator(t *testing.T) {
 }
 
 func TestQueueKeys(t *testing.T) {
-	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: "sim-0123", Labels: map[string]string{SimulatorLabel: "sim"}}}
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: "sim-0123", Labels: map[string]string{simulatorrender.SimulatorLabel: "sim"}}}
 	if got := ownerKeysOf(pod); len(got) != 1 || got[0] != "team-a/sim" {
 		t.Errorf("pod keys %v", got)
 	}
@@ -339,7 +343,7 @@ func TestQueueKeys(t *testing.T) {
 	}
 	opts := metav1.ListOptions{}
 	TweakListOptions(&opts)
-	if opts.LabelSelector != SimulatorLabel+",app.kubernetes.io/managed-by=secondary-scheduler-operator" {
+	if opts.LabelSelector != simulatorrender.SimulatorLabel+",app.kubernetes.io/managed-by=secondary-scheduler-operator" {
 		t.Errorf("selector %q", opts.LabelSelector)
 	}
 }
@@ -356,9 +360,9 @@ func TestSyncKeepsAPodOfEarlierDefaults(t *testing.T) {
 	h.sync()
 	h.observe()
 
-	upgradedFrom := DefaultEtcdImage
-	DefaultEtcdImage = "registry.k8s.io/etcd:3.5.99-0"
-	t.Cleanup(func() { DefaultEtcdImage = upgradedFrom })
+	upgradedFrom := simulatorrender.DefaultEtcdImage
+	simulatorrender.DefaultEtcdImage = "registry.k8s.io/etcd:3.5.99-0"
+	t.Cleanup(func() { simulatorrender.DefaultEtcdImage = upgradedFrom })
 
 	expectWrites(t, h.sync(), "update simulators/status")
 	sim := h.current()
@@ -373,12 +377,12 @@ func TestSyncKeepsAPodOfEarlierDefaults(t *testing.T) {
 	h.observe()
 	expectWrites(t, h.sync(), "create pods, update simulators/status")
 	pods, _ := h.kube.CoreV1().Pods("team-a").List(context.Background(), metav1.ListOptions{})
-	if len(pods.Items) != 1 || pods.Items[0].Name == pod.Name || pods.Items[0].Spec.Containers[1].Image != DefaultEtcdImage {
+	if len(pods.Items) != 1 || pods.Items[0].Name == pod.Name || pods.Items[0].Spec.Containers[1].Image != simulatorrender.DefaultEtcdImage {
 		t.Fatalf("pods after the old one was deleted: %v", pods.Items)
 	}
 
 	// A kept Pod is replaced by a spec change as any other.
-	DefaultEtcdImage = upgradedFrom
+	simulatorrender.DefaultEtcdImage = upgradedFrom
 	h.observe()
 	expectWrites(t, h.sync(), "update simulators/status")
 	h.changeImage("example.com/simulator:2")

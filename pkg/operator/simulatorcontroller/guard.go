@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 
@@ -13,6 +14,7 @@ import (
 	"github.com/openshift/library-go/pkg/operator/events"
 
 	simv1alpha1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/simulation/v1alpha1"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/simulatorrender"
 )
 
 // Guard tells whether the admission guard is intact: the
@@ -76,9 +78,9 @@ func heldBack(fields []string, why string) string {
 // Degraded, reason ReasonAdmissionGuardNotIntact, unless its Pod runs its
 // current spec.
 func (c *simulatorController) syncHeldBack(ctx context.Context, recorder events.Recorder, sim *simv1alpha1.Simulator,
-	rendered *Rendered, fields []string, why string) error {
+	rendered *simulatorrender.Objects, fields []string, why string) error {
 	var errs []error
-	policyErr := c.ensureNarrowPolicy(ctx, sim, rendered.NetworkPolicy.Name)
+	policyErr := c.ensureNarrowPolicy(ctx, sim, rendered.NarrowNetworkPolicy)
 	if policyErr != nil {
 		errs = append(errs, policyErr)
 	}
@@ -88,7 +90,7 @@ func (c *simulatorController) syncHeldBack(ctx context.Context, recorder events.
 	if pod != nil {
 		obs = observePod(pod)
 		obs.note = fmt.Sprintf("; Pod %s is kept as it is, and neither replaced nor updated: %s", pod.Name, message)
-		if pod.Annotations[SimulatorSpecHashAnnotation] != rendered.Pod.Annotations[SimulatorSpecHashAnnotation] {
+		if pod.Annotations[simulatorrender.SimulatorSpecHashAnnotation] != rendered.Pod.Annotations[simulatorrender.SimulatorSpecHashAnnotation] {
 			// The spec changed while nothing checked who changed it: an
 			// administrator should look before the guard is back.
 			obs.reason, obs.degraded = ReasonAdmissionGuardNotIntact, true
@@ -104,9 +106,10 @@ func (c *simulatorController) syncHeldBack(ctx context.Context, recorder events.
 }
 
 // ensureNarrowPolicy creates the Simulator's NetworkPolicy without
-// spec.ingressFrom when it is missing, and leaves an existing one of sim's
-// as it is; one that is not sim's is a conflictError.
-func (c *simulatorController) ensureNarrowPolicy(ctx context.Context, sim *simv1alpha1.Simulator, name string) error {
+// spec.ingressFrom (narrow) when it is missing, and leaves an existing one of
+// sim's as it is; one that is not sim's is a conflictError.
+func (c *simulatorController) ensureNarrowPolicy(ctx context.Context, sim *simv1alpha1.Simulator, narrow *networkingv1.NetworkPolicy) error {
+	name := narrow.Name
 	cached, err := c.policyLister.NetworkPolicies(sim.Namespace).Get(name)
 	if existing, exists := newestOwned(c.writes, kindPolicy, sim.Namespace, name, cached, err); exists {
 		if why := notOwned(existing, sim); why != "" {
@@ -114,9 +117,7 @@ func (c *simulatorController) ensureNarrowPolicy(ctx context.Context, sim *simv1
 		}
 		return nil
 	}
-	spec := withDefaults(&sim.Spec)
-	spec.IngressFrom = nil
-	policy, created, err := createOrFind(ctx, kindPolicy, c.kubeClient.NetworkingV1().NetworkPolicies(sim.Namespace), sim, renderNetworkPolicy(sim, spec))
+	policy, created, err := createOrFind(ctx, kindPolicy, c.kubeClient.NetworkingV1().NetworkPolicies(sim.Namespace), sim, narrow)
 	if created {
 		c.writes.record(kindPolicy, policy)
 	}

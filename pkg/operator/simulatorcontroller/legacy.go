@@ -12,12 +12,14 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/openshift/library-go/pkg/controller/factory"
+
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/simulatorrender"
 )
 
-// unlabelledSelector selects Pods that carry SimulatorLabel but not the
-// operator's ManagedByLabel: those of earlier operator versions, which
-// labelled them with SimulatorLabel alone, and anyone else's.
-const unlabelledSelector = SimulatorLabel + "," + ManagedByLabel + "!=" + ManagedByValue
+// unlabelledSelector selects Pods that carry simulatorrender.SimulatorLabel
+// but not the operator's ManagedByLabel: those of earlier operator versions,
+// which labelled them with SimulatorLabel alone, and anyone else's.
+const unlabelledSelector = simulatorrender.SimulatorLabel + "," + ManagedByLabel + "!=" + ManagedByValue
 
 // replaceUnlabelledPods runs once, after the informers synced: it deletes
 // the Pods that an earlier operator version made for a Simulator that still
@@ -75,6 +77,6 @@ func (c *simulatorController) deleteUnlabelledPods(ctx context.Context) (int, er
 // ofExistingSimulator says whether the Simulator pod's label names controls
 // it (notOwned).
 func (c *simulatorController) ofExistingSimulator(pod *corev1.Pod) bool {
-	sim, err := c.simLister.Simulators(pod.Namespace).Get(pod.Labels[SimulatorLabel])
+	sim, err := c.simLister.Simulators(pod.Namespace).Get(pod.Labels[simulatorrender.SimulatorLabel])
 	return err == nil && ours(pod, sim)
 }

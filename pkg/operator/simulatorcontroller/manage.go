@@ -19,6 +19,7 @@ import (
 	"github.com/openshift/library-go/pkg/operator/events"
 
 	simv1alpha1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/simulation/v1alpha1"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/simulatorrender"
 )
 
 // managePods makes the Simulator's Pod the required one: it deletes its Pods
@@ -90,7 +91,7 @@ func (c *simulatorController) sortPods(ctx context.Context, recorder events.Reco
 		case isRequired && !finished(pod):
 			found.current = pod
 		case !requiredRuns && found.earlierDefaults == nil && live && !finished(pod) &&
-			pod.Annotations[SimulatorSpecHashAnnotation] == required.Annotations[SimulatorSpecHashAnnotation]:
+			pod.Annotations[simulatorrender.SimulatorSpecHashAnnotation] == required.Annotations[simulatorrender.SimulatorSpecHashAnnotation]:
 			found.current, found.earlierDefaults = pod, pod
 		case isRequired && live:
 			// It ended: replaced after a back-off, reported meanwhile.
@@ -148,7 +149,7 @@ func (c *simulatorController) podsOf(sim *simv1alpha1.Simulator, required string
 			}
 		}
 	} else {
-		pods, _ := c.podLister.Pods(sim.Namespace).List(labels.SelectorFromSet(labels.Set{SimulatorLabel: sim.Name}))
+		pods, _ := c.podLister.Pods(sim.Namespace).List(labels.SelectorFromSet(labels.Set{simulatorrender.SimulatorLabel: sim.Name}))
 		for _, pod := range pods {
 			byName[pod.Name] = pod
 		}

@@ -19,6 +19,7 @@ import (
 	clienttesting "k8s.io/client-go/testing"
 
 	simv1alpha1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/simulation/v1alpha1"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/simulatorrender"
 )
 
 // expectConflict checks that the last sync failed on a name conflict with
@@ -42,6 +43,16 @@ func (h *harness) expectConflict(err error, phase simv1alpha1.SimulatorPhase, ob
 	}
 }
 
+// controllerLabels adds to labels (a new map when nil) those the controller
+// puts on the objects of Simulator sim.
+func controllerLabels(sim string, labels map[string]string) map[string]string {
+	out := map[string]string{simulatorrender.SimulatorLabel: sim, ManagedByLabel: ManagedByValue}
+	for k, v := range labels {
+		out[k] = v
+	}
+	return out
+}
+
 // A user's Service of the Simulator's name is never adopted, whether it
 // carries the controller's labels (it is cached) or not (creating ours
 // fails): the Simulator says so, and keeps saying so without a new write.
@@ -52,7 +63,7 @@ func TestSyncLeavesAServiceItDidNotCreateAlone(t *testing.T) {
 			theirs := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "sim", Namespace: "team-a", Labels: map[string]string{"app": "theirs"}},
 				Spec: corev1.ServiceSpec{Ports: []corev1.ServicePort{{Port: 80}}, Selector: map[string]string{"app": "theirs"}}}
 			if labelled {
-				theirs.Labels = ownLabels(newSimulator("sim"), theirs.Labels)
+				theirs.Labels = controllerLabels("sim", theirs.Labels)
 			}
 			_, err := h.kube.CoreV1().Services("team-a").Create(context.Background(), theirs, metav1.CreateOptions{})
 			h.must(err)
@@ -83,7 +94,7 @@ func TestSyncLeavesAServiceItDidNotCreateAlone(t *testing.T) {
 // anything: no Pod is created behind it.
 func TestSyncLeavesAPolicyItDidNotCreateAloneAndStartsNoPod(t *testing.T) {
 	h := newHarness(t, newSimulator("sim"))
-	theirs := &networkingv1.NetworkPolicy{ObjectMeta: metav1.ObjectMeta{Name: "sim", Namespace: "team-a", Labels: ownLabels(newSimulator("sim"), nil)}}
+	theirs := &networkingv1.NetworkPolicy{ObjectMeta: metav1.ObjectMeta{Name: "sim", Namespace: "team-a", Labels: controllerLabels("sim", nil)}}
 	_, err := h.kube.NetworkingV1().NetworkPolicies("team-a").Create(context.Background(), theirs, metav1.CreateOptions{})
 	h.must(err)
 	h.observe()
@@ -98,10 +109,10 @@ func TestSyncLeavesAPolicyItDidNotCreateAloneAndStartsNoPod(t *testing.T) {
 func TestSyncRelabelsItsOwnService(t *testing.T) {
 	sim := newSimulator("sim")
 	h := newHarness(t, sim)
-	r, err := Render(sim)
+	r, err := simulatorrender.Render(simulatorrender.Inputs{Simulator: sim})
 	h.must(err)
 	earlier := r.Service.DeepCopy()
-	earlier.Labels = map[string]string{SimulatorLabel: "sim", "team": "a"}
+	earlier.Labels = map[string]string{simulatorrender.SimulatorLabel: "sim", "team": "a"}
 	_, err = h.kube.CoreV1().Services("team-a").Create(context.Background(), earlier, metav1.CreateOptions{})
 	h.must(err)
 	h.observe()
@@ -120,7 +131,7 @@ func TestSyncRelabelsItsOwnService(t *testing.T) {
 func TestSyncReplacesItsOwnUnlabelledPod(t *testing.T) {
 	sim := newSimulator("sim")
 	h := newHarness(t, sim)
-	r, err := Render(sim)
+	r, err := simulatorrender.Render(simulatorrender.Inputs{Simulator: sim})
 	h.must(err)
 	earlier := r.Pod.DeepCopy()
 	delete(earlier.Labels, ManagedByLabel)
@@ -141,7 +152,7 @@ func TestSyncReplacesItsOwnUnlabelledPod(t *testing.T) {
 func TestReplaceUnlabelledPods(t *testing.T) {
 	sim := newSimulator("sim")
 	h := newHarness(t, sim)
-	r, err := Render(sim)
+	r, err := simulatorrender.Render(simulatorrender.Inputs{Simulator: sim})
 	h.must(err)
 	for name, mutate := range map[string]func(*corev1.Pod){
 		"sim-earlier-version": func(p *corev1.Pod) { delete(p.Labels, ManagedByLabel) },
@@ -169,7 +180,7 @@ func TestReplaceUnlabelledPods(t *testing.T) {
 
 func TestSyncForeignAndStalePods(t *testing.T) {
 	sim := newSimulator("sim")
-	r, err := Render(sim)
+	r, err := simulatorrender.Render(simulatorrender.Inputs{Simulator: sim})
 	if err != nil {
 		t.Fatal(err)
 	}

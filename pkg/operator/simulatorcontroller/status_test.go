@@ -11,12 +11,13 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	simv1alpha1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/simulation/v1alpha1"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/simulatorrender"
 )
 
 func testPod(mutate func(*corev1.Pod)) *corev1.Pod {
 	pod := &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Name: "sim-0123456789", Namespace: "team-a"},
-		Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "simulator", Image: simv1alpha1.DefaultImage}, {Name: "etcd", Image: DefaultEtcdImage}}},
+		Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "simulator", Image: simv1alpha1.DefaultImage}, {Name: "etcd", Image: simulatorrender.DefaultEtcdImage}}},
 	}
 	if mutate != nil {
 		mutate(pod)
@@ -61,7 +62,7 @@ func TestObservePod(t *testing.T) {
 		{name: "err image pull in etcd", pod: testPod(func(p *corev1.Pod) {
 			p.Status.ContainerStatuses = []corev1.ContainerStatus{waiting("etcd", "ErrImagePull", "manifest unknown")}
 		}), phase: simv1alpha1.SimulatorCreating, reason: ReasonImagePullFailure, degraded: true,
-			message: []string{`container "etcd"`, DefaultEtcdImage, "manifest unknown"}},
+			message: []string{`container "etcd"`, simulatorrender.DefaultEtcdImage, "manifest unknown"}},
 		{name: "crash loop", pod: testPod(func(p *corev1.Pod) {
 			s := waiting("simulator", "CrashLoopBackOff", "back-off 40s restarting failed container")
 			s.LastTerminationState.Terminated = &corev1.ContainerStateTerminated{ExitCode: 1, Reason: "Error"}

@@ -13,6 +13,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	simv1alpha1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/simulation/v1alpha1"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/simulatorrender"
 )
 
 // bloated adds to obj's metadata what any user of its namespace may write
@@ -41,7 +42,7 @@ func bloated[T runtime.Object](obj T) T {
 // informer caches it (Transform) as from the whole Pod.
 func TestTrimmedPodsReadTheSame(t *testing.T) {
 	sim := newSimulator("sim")
-	rendered, err := Render(sim)
+	rendered, err := simulatorrender.Render(simulatorrender.Inputs{Simulator: sim})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +72,7 @@ func TestTrimmedPodsReadTheSame(t *testing.T) {
 		if notOwned(trimmed, sim) != "" || !reflect.DeepEqual(keys, []string{sim.Namespace + "/" + sim.Name}) || finished(full) != finished(trimmed) {
 			t.Errorf("%s: the cached Pod lost its owner (%q, keys %v) or its phase", name, notOwned(trimmed, sim), keys)
 		}
-		if trimmed.Annotations[SimulatorSpecHashAnnotation] != full.Annotations[SimulatorSpecHashAnnotation] || trimmed.Annotations["big"] != "" {
+		if trimmed.Annotations[simulatorrender.SimulatorSpecHashAnnotation] != full.Annotations[simulatorrender.SimulatorSpecHashAnnotation] || trimmed.Annotations["big"] != "" {
 			t.Errorf("%s: cached annotations %v", name, trimmed.Annotations)
 		}
 	}
@@ -82,7 +83,7 @@ func TestTrimmedPodsReadTheSame(t *testing.T) {
 // object, whatever else a user added to it; and drift shows in both.
 func TestTrimmedServicesAndPoliciesReadTheSame(t *testing.T) {
 	sim := newSimulator("sim")
-	rendered, err := Render(sim)
+	rendered, err := simulatorrender.Render(simulatorrender.Inputs{Simulator: sim})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,8 +134,8 @@ func TestTrimmedSimulatorsReadTheSame(t *testing.T) {
 		s.Status = simv1alpha1.SimulatorStatus{Phase: simv1alpha1.SimulatorCreating, Message: ptr.To("m"), ObservedGeneration: 3}
 	}))
 	trimmed := informed(full).(*simv1alpha1.Simulator)
-	a, errA := Render(full)
-	b, errB := Render(trimmed)
+	a, errA := simulatorrender.Render(simulatorrender.Inputs{Simulator: full})
+	b, errB := simulatorrender.Render(simulatorrender.Inputs{Simulator: trimmed})
 	if errA != nil || errB != nil || !reflect.DeepEqual(a, b) {
 		t.Errorf("rendered differently from the cached Simulator: %v %v", errA, errB)
 	}

@@ -20,7 +20,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	simv1alpha1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/simulation/v1alpha1"
-	"github.com/openshift/secondary-scheduler-operator/pkg/operator/simulatorcontroller"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/simulatorrender"
 )
 
 // Images the simulator runner has a binary for (the tag of etcd's is not looked
@@ -31,7 +31,7 @@ const (
 )
 
 // SimulatorSelector selects the Pods of Simulators.
-const SimulatorSelector = simulatorcontroller.SimulatorLabel
+const SimulatorSelector = simulatorrender.SimulatorLabel
 
 // Files the simulator runner writes into a pod's directory,
 // SimulatorOptions.Dir/<namespace>_<pod name>.

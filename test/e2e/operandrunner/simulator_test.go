@@ -15,7 +15,7 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 
 	simv1alpha1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/simulation/v1alpha1"
-	"github.com/openshift/secondary-scheduler-operator/pkg/operator/simulatorcontroller"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/simulatorrender"
 )
 
 // The Pod the operator renders for a Simulator with a configuration mounted
@@ -33,7 +33,7 @@ func TestSimulatorRewrite(t *testing.T) {
 			}},
 		},
 	}
-	r, err := simulatorcontroller.Render(sim)
+	r, err := simulatorrender.Render(simulatorrender.Inputs{Simulator: sim})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,7 +149,7 @@ func TestSimulatorBinaryFollowsTheImage(t *testing.T) {
 	o := SimulatorOptions{Simulator: "/bin/simulator", Etcd: "/bin/etcd"}
 	for image, want := range map[string]string{
 		simv1alpha1.DefaultImage:                                       "/bin/simulator",
-		simulatorcontroller.DefaultEtcdImage:                           "/bin/etcd",
+		simulatorrender.DefaultEtcdImage:                               "/bin/etcd",
 		"registry.k8s.io/scheduler-simulator/simulator-backend:v0.4.0": "",
 		"example.com/simulator:v0.1.1":                                 "",
 	} {

@@ -1,4 +1,4 @@
-package simulatorcontroller
+package simulatorrender
 
 import (
 	"strings"
@@ -118,7 +118,7 @@ func TestValidate(t *testing.T) {
 				tc.mutate(sim)
 			}
 			errs := Validate(sim)
-			_, renderErr := Render(sim)
+			_, renderErr := renderSim(sim)
 			if len(tc.want) == 0 {
 				if len(errs) > 0 || renderErr != nil {
 					t.Fatalf("valid input refused: %v", errs)
@@ -127,6 +127,9 @@ func TestValidate(t *testing.T) {
 			}
 			if len(errs) == 0 || renderErr == nil {
 				t.Fatalf("invalid input accepted")
+			}
+			if !IsInputError(renderErr) {
+				t.Errorf("Render's error %T is not an *InputError", renderErr)
 			}
 			msg := renderErr.Error()
 			at := 0

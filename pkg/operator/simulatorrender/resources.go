@@ -1,4 +1,4 @@
-package simulatorcontroller
+package simulatorrender
 
 import (
 	corev1 "k8s.io/api/core/v1"

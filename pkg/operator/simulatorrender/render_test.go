@@ -1,4 +1,4 @@
-package simulatorcontroller
+package simulatorrender
 
 import (
 	"bytes"
@@ -16,29 +16,17 @@ import (
 	"sigs.k8s.io/yaml"
 
 	simv1alpha1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/simulation/v1alpha1"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/simulatorrender/simulatortest"
 )
 
-func newSimulator(name string, mutate ...func(*simv1alpha1.Simulator)) *simv1alpha1.Simulator {
-	sim := &simv1alpha1.Simulator{
-		TypeMeta: metav1.TypeMeta{APIVersion: simv1alpha1.SchemeGroupVersion.String(), Kind: "Simulator"},
-		ObjectMeta: metav1.ObjectMeta{
-			Name: name, Namespace: "team-a", UID: "0b6d4b1e-5b7a-4bbf-9a53-6f1d1c3a7e01",
-			Generation: 1, ResourceVersion: "10",
-		},
-		Spec: simv1alpha1.SimulatorSpec{
-			KubeAPIServerPort:   simv1alpha1.DefaultKubeAPIServerPort,
-			SimulatorServerPort: simv1alpha1.DefaultSimulatorServerPort,
-			Image:               simv1alpha1.DefaultImage,
-		},
-	}
-	for _, m := range mutate {
-		m(sim)
-	}
-	return sim
+var newSimulator = simulatortest.New
+
+func renderSim(sim *simv1alpha1.Simulator) (*Objects, error) {
+	return Render(Inputs{Simulator: sim})
 }
 
 // goldenCases pin the exact objects a Simulator renders to, in testdata/<name>.yaml
-// (regenerate with UPDATE_GOLDEN=1 go test ./pkg/operator/simulatorcontroller/).
+// (regenerate with UPDATE_GOLDEN=1 go test ./pkg/operator/simulatorrender/).
 var goldenCases = map[string]*simv1alpha1.Simulator{
 	// Only what the CRD defaults: an etcd container in the Pod.
 	"defaults": newSimulator("sim"),
@@ -106,7 +94,7 @@ func fullTemplate() *corev1.PodTemplateSpec {
 func TestRenderGolden(t *testing.T) {
 	for name, sim := range goldenCases {
 		t.Run(name, func(t *testing.T) {
-			r, err := Render(sim)
+			r, err := renderSim(sim)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -164,7 +152,7 @@ func env(c *corev1.Container) map[string]string {
 }
 
 func TestRenderContract(t *testing.T) {
-	r, err := Render(goldenCases["external-etcd"])
+	r, err := renderSim(goldenCases["external-etcd"])
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -189,8 +177,14 @@ func TestRenderContract(t *testing.T) {
 	if got := r.Service.Spec.Ports; len(got) != 2 || got[0].Port != 6443 || got[1].Port != 8080 {
 		t.Errorf("service ports %v", got)
 	}
+	// The narrow policy is the policy without spec.ingressFrom's two peers.
+	narrow, wide := r.NarrowNetworkPolicy, r.NetworkPolicy
+	if from := narrow.Spec.Ingress[0].From; len(from) != 1 || len(wide.Spec.Ingress[0].From) != 3 ||
+		narrow.Name != wide.Name || !cmp.Equal(narrow.Labels, wide.Labels) || !cmp.Equal(narrow.Spec.PodSelector, wide.Spec.PodSelector) {
+		t.Errorf("narrow policy %+v, wide %+v", narrow, wide)
+	}
 
-	d, err := Render(newSimulator("sim"))
+	d, err := renderSim(newSimulator("sim"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -217,7 +211,7 @@ func TestRenderContract(t *testing.T) {
 }
 
 func TestRenderPodTemplatePrecedence(t *testing.T) {
-	r, err := Render(goldenCases["pod-template"])
+	r, err := renderSim(goldenCases["pod-template"])
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -328,8 +322,8 @@ func TestMergeContainerFieldByField(t *testing.T) {
 }
 
 func TestSpecHash(t *testing.T) {
-	base, _ := Render(newSimulator("sim"))
-	again, _ := Render(newSimulator("sim"))
+	base, _ := renderSim(newSimulator("sim"))
+	again, _ := renderSim(newSimulator("sim"))
 	if base.SpecHash != again.SpecHash || base.Pod.Name != again.Pod.Name {
 		t.Fatalf("the hash must be stable: %s %s", base.SpecHash, again.SpecHash)
 	}
@@ -340,7 +334,7 @@ func TestSpecHash(t *testing.T) {
 		"defaulted port": func(s *simv1alpha1.Simulator) { s.Spec.KubeAPIServerPort = 0 },
 	}
 	for name, m := range same {
-		if r, _ := Render(newSimulator("sim", m)); r.SpecHash != base.SpecHash {
+		if r, _ := renderSim(newSimulator("sim", m)); r.SpecHash != base.SpecHash {
 			t.Errorf("%s: must not restart the Pod", name)
 		}
 	}
@@ -357,7 +351,7 @@ func TestSpecHash(t *testing.T) {
 		"recreated": func(s *simv1alpha1.Simulator) { s.UID = "another" },
 	}
 	for name, m := range differ {
-		r, _ := Render(newSimulator("sim", m))
+		r, _ := renderSim(newSimulator("sim", m))
 		if r.SpecHash == base.SpecHash || r.Pod.Name == base.Pod.Name {
 			t.Errorf("%s: must restart the Pod", name)
 		}

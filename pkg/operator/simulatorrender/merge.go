@@ -1,4 +1,4 @@
-package simulatorcontroller
+package simulatorrender
 
 import (
 	"reflect"

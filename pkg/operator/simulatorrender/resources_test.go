@@ -1,4 +1,4 @@
-package simulatorcontroller
+package simulatorrender
 
 import (
 	"testing"
@@ -24,7 +24,7 @@ func TestRenderServiceAccountToken(t *testing.T) {
 			ServiceAccountName: "builder", AutomountServiceAccountToken: ptr.To(false)}}, ptr.To(false)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r, err := Render(newSimulator("sim", func(s *simv1alpha1.Simulator) { s.Spec.PodTemplate = tc.template }))
+			r, err := renderSim(newSimulator("sim", func(s *simv1alpha1.Simulator) { s.Spec.PodTemplate = tc.template }))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -36,7 +36,7 @@ func TestRenderServiceAccountToken(t *testing.T) {
 }
 
 func TestRenderDefaultResources(t *testing.T) {
-	r, err := Render(newSimulator("sim"))
+	r, err := renderSim(newSimulator("sim"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +69,7 @@ func TestRenderDefaultResources(t *testing.T) {
 // request of the template's above a generated limit would be invalid otherwise).
 func TestRenderTemplateResourcesWin(t *testing.T) {
 	mine := corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("4Gi")}}
-	r, err := Render(newSimulator("sim", func(s *simv1alpha1.Simulator) {
+	r, err := renderSim(newSimulator("sim", func(s *simv1alpha1.Simulator) {
 		s.Spec.PodTemplate = &corev1.PodTemplateSpec{Spec: corev1.PodSpec{
 			Containers: []corev1.Container{{Name: simv1alpha1.SimulatorContainerName, Resources: mine}},
 			Volumes: []corev1.Volume{{Name: etcdDataVolume, VolumeSource: corev1.VolumeSource{

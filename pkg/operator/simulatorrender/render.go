@@ -1,4 +1,8 @@
-package simulatorcontroller
+// Package simulatorrender turns a Simulator into the Pod, Service and
+// NetworkPolicy that run its simulator, as render does for the
+// SecondaryScheduler. It is pure (no clients, informers or network): the
+// simulator controller applies what Render returns, and golden files pin it.
+package simulatorrender
 
 import (
 	"crypto/sha256"
@@ -15,13 +19,14 @@ import (
 	"k8s.io/utils/ptr"
 
 	simv1alpha1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/simulation/v1alpha1"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render"
 )
 
 const (
-	// SimulatorLabel is on every Pod, Service and NetworkPolicy the controller
-	// creates, beside ManagedByLabel; its value is the name of the owning
-	// Simulator. The informers the controller is given must be filtered by
-	// both (see InformerOption).
+	// SimulatorLabel is on every Pod, Service and NetworkPolicy rendered for a
+	// Simulator, beside render.ManagedByLabel; its value is the name of the
+	// owning Simulator. The simulator controller's informers are filtered by
+	// both.
 	SimulatorLabel = "simulation.kube-scheduler-simulator.x-k8s.io/simulator"
 	// SpecHashAnnotation on the Pod is the hash of everything the controller
 	// rendered into it: a Pod whose hash differs from the Simulator's current one
@@ -70,8 +75,14 @@ const (
 	EnvCORSAllowedOriginList   = "CORS_ALLOWED_ORIGIN_LIST"
 )
 
-// Rendered is what a Simulator asks for.
-type Rendered struct {
+// Inputs is everything Render reads. It holds no clients: the caller fetches.
+type Inputs struct {
+	// Simulator is the one to render.
+	Simulator *simv1alpha1.Simulator
+}
+
+// Objects is what a Simulator asks for.
+type Objects struct {
 	// Pod runs the simulator; its name ends in the first characters of SpecHash.
 	Pod *corev1.Pod
 	// Service fronts the Pod; it has the Simulator's name.
@@ -79,41 +90,58 @@ type Rendered struct {
 	// NetworkPolicy admits to the Pod only its own namespace and spec.ingressFrom;
 	// it has the Simulator's name.
 	NetworkPolicy *networkingv1.NetworkPolicy
+	// NarrowNetworkPolicy is NetworkPolicy without spec.ingressFrom: what a
+	// Simulator gets while the peers it names cannot be trusted.
+	NarrowNetworkPolicy *networkingv1.NetworkPolicy
 	// SpecHash is the hash of the rendered Pod, also in its SpecHashAnnotation.
 	SpecHash string
 	// KubeAPIServerURL is the in-cluster URL of the simulator's kube-apiserver.
 	KubeAPIServerURL string
 }
 
-// Render returns the Pod and Service a Simulator asks for, or the reasons its spec
-// is invalid. It is pure: the same Simulator always renders the same objects.
-func Render(sim *simv1alpha1.Simulator) (*Rendered, error) {
+// Render returns the objects a Simulator asks for, or an *InputError listing
+// why its spec is invalid. It is pure: the same Simulator always renders the
+// same objects.
+func Render(in Inputs) (*Objects, error) {
+	sim := in.Simulator
 	if errs := Validate(sim); len(errs) > 0 {
-		return nil, errs.ToAggregate()
+		return nil, &InputError{Errors: errs}
 	}
 	spec := withDefaults(&sim.Spec)
 
-	pod := renderPod(sim, spec)
-	hash, err := podHash(pod)
+	pod, hash, err := renderNamedPod(sim, spec)
 	if err != nil {
 		return nil, err
 	}
+	svc := renderService(sim, spec)
+	narrow := spec.DeepCopy()
+	narrow.IngressFrom = nil
+	return &Objects{
+		Pod:                 pod,
+		Service:             svc,
+		NetworkPolicy:       renderNetworkPolicy(sim, spec),
+		NarrowNetworkPolicy: renderNetworkPolicy(sim, narrow),
+		SpecHash:            hash,
+		KubeAPIServerURL:    KubeAPIServerURL(sim.Namespace, svc.Name, spec.KubeAPIServerPort),
+	}, nil
+}
+
+// renderNamedPod renders the Pod, named and annotated after its hashes, and
+// returns its hash.
+func renderNamedPod(sim *simv1alpha1.Simulator, spec *simv1alpha1.SimulatorSpec) (*corev1.Pod, string, error) {
+	pod := renderPod(sim, spec)
+	hash, err := podHash(pod)
+	if err != nil {
+		return nil, "", err
+	}
 	specHash, err := simulatorSpecHash(&sim.Spec)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	pod.Name = fmt.Sprintf("%s-%s", sim.Name, hash[:podNameHashSize])
 	pod.Annotations[SpecHashAnnotation] = hash
 	pod.Annotations[SimulatorSpecHashAnnotation] = specHash
-
-	svc := renderService(sim, spec)
-	return &Rendered{
-		Pod:              pod,
-		Service:          svc,
-		NetworkPolicy:    renderNetworkPolicy(sim, spec),
-		SpecHash:         hash,
-		KubeAPIServerURL: KubeAPIServerURL(sim.Namespace, svc.Name, spec.KubeAPIServerPort),
-	}, nil
+	return pod, hash, nil
 }
 
 // KubeAPIServerURL is the URL of a simulator's kube-apiserver through its Service.
@@ -165,7 +193,7 @@ func ownLabels(sim *simv1alpha1.Simulator, labels map[string]string) map[string]
 		labels = map[string]string{}
 	}
 	labels[SimulatorLabel] = sim.Name
-	labels[ManagedByLabel] = ManagedByValue
+	labels[render.ManagedByLabel] = render.ManagedByValue
 	return labels
 }
 

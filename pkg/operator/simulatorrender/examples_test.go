@@ -1,4 +1,4 @@
-package simulatorcontroller
+package simulatorrender
 
 import (
 	"bytes"
@@ -39,7 +39,7 @@ func TestExamples(t *testing.T) {
 				continue
 			}
 			sim.UID = "example"
-			if _, err := Render(sim); err != nil {
+			if _, err := renderSim(sim); err != nil {
 				t.Errorf("%s: %s: %v", file, sim.Name, err)
 			}
 		}

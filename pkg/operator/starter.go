@@ -27,7 +27,9 @@ import (
 	"github.com/openshift/secondary-scheduler-operator/pkg/generated/clientset/versioned"
 	"github.com/openshift/secondary-scheduler-operator/pkg/generated/informers/externalversions"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/admissionguardcontroller"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/configobservation"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/configobservation/configobservercontroller"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/kubecache"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/metrics"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/operandstatuscontroller"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/operatorclient"
@@ -63,8 +65,8 @@ func RunOperator(ctx context.Context, cc *controllercmd.ControllerContext) error
 	if err != nil {
 		return err
 	}
-	kubeInformers := operatorclient.NewKubeInformers(kubeClient)
-	cachedKubeClient := operatorclient.NewCachedKubeClient(kubeClient, kubeInformers)
+	kubeInformers := kubecache.NewKubeInformers(kubeClient)
+	cachedKubeClient := kubecache.NewCachedKubeClient(kubeClient, kubeInformers)
 	crInformers := externalversions.NewSharedInformerFactoryWithOptions(crClient, resync, externalversions.WithTransform(trim.Objects))
 	// The one informer of the SecondaryScheduler, and the one writer of its
 	// status: every controller, library-go's included, goes through it.
@@ -74,9 +76,9 @@ func RunOperator(ctx context.Context, cc *controllercmd.ControllerContext) error
 	// Only pending, unbound pods of schedulers other than the default one.
 	waitingPods := informers.NewSharedInformerFactoryWithOptions(kubeClient, resync, informers.WithTweakListOptions(unservedpodscontroller.PodListOptions),
 		informers.WithTransform(trim.PendingPods))
-	grantableRole := operatorclient.NewNamedClusterRoleInformers(kubeClient, targetconfigcontroller.GrantableClusterRole)
+	grantableRole := kubecache.NewNamedClusterRoleInformers(kubeClient, targetconfigcontroller.GrantableClusterRole)
 
-	openShift, err := operatorclient.HasOpenShiftConfigAPI(kubeClient.Discovery())
+	openShift, err := configobservation.HasOpenShiftConfigAPI(kubeClient.Discovery())
 	if err != nil {
 		return err
 	}
@@ -174,7 +176,7 @@ func newOpenShiftControllers(ctx context.Context, cc *controllercmd.ControllerCo
 	configInformers := configinformers.NewSharedInformerFactoryWithOptions(configClient, resync, configinformers.WithTransform(trim.Objects))
 	// The status controller reads the operator's own ClusterOperator alone.
 	configInformers.InformerFor(&configv1.ClusterOperator{}, func(client configclient.Interface, resync time.Duration) cache.SharedIndexInformer {
-		return configv1informers.NewFilteredClusterOperatorInformer(client, resync, cache.Indexers{}, operatorclient.Named(operatorclient.ClusterOperatorName))
+		return configv1informers.NewFilteredClusterOperatorInformer(client, resync, cache.Indexers{}, kubecache.Named(operatorclient.ClusterOperatorName))
 	})
 	return configInformers, []factory.Controller{
 		configobservercontroller.NewConfigObserver(operatorClient, configInformers, cc.EventRecorder),

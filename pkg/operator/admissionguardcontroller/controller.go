@@ -38,6 +38,7 @@ import (
 
 	secondaryschedulerapply "github.com/openshift/secondary-scheduler-operator/pkg/generated/applyconfiguration/operator/v1"
 	"github.com/openshift/secondary-scheduler-operator/pkg/generated/clientset/versioned"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/kubecache"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/metrics"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/operatorclient"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/trim"
@@ -106,9 +107,9 @@ func New(operatorClient operatorclient.Interface, kube kubernetes.Interface, pro
 		verdicts:       verdicts,
 		want:           want,
 		policies: admissionv1informers.NewFilteredValidatingAdmissionPolicyInformer(kube, informerResync, cache.Indexers{},
-			operatorclient.Named(want.Policy.Name)),
+			kubecache.Named(want.Policy.Name)),
 		bindings: admissionv1informers.NewFilteredValidatingAdmissionPolicyBindingInformer(kube, informerResync, cache.Indexers{},
-			operatorclient.Named(want.Binding.Name)),
+			kubecache.Named(want.Binding.Name)),
 		retryAfter: firstRetry,
 	}
 	// The informers are not given to the factory, which would wait for them

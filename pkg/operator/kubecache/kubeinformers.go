@@ -1,4 +1,7 @@
-package operatorclient
+// Package kubecache is how the operator reads Kubernetes objects: informer
+// factories scoped to what it owns (NewKubeInformers) and a kube client whose
+// GETs read their caches (NewCachedKubeClient).
+package kubecache
 
 import (
 	"reflect"
@@ -36,17 +39,17 @@ func NewKubeInformers(kubeClient kubernetes.Interface) v1helpers.KubeInformersFo
 		o.LabelSelector = labels.SelectorFromSet(labels.Set{render.ManagedByLabel: render.ManagedByValue}).String()
 	})
 	trimmed := informers.WithTransform(trim.Objects)
-	operand := informers.NewSharedInformerFactoryWithOptions(kubeClient, informerResync, informers.WithNamespace(OperandNamespace), trimmed)
+	operand := informers.NewSharedInformerFactoryWithOptions(kubeClient, informerResync, informers.WithNamespace(render.OperandNamespace), trimmed)
 	// library-go's static resources controller takes the informer of the
 	// operand Namespace from this factory; namespaces being cluster-scoped, it
 	// would cache every namespace of the cluster.
 	operand.InformerFor(&corev1.Namespace{}, func(client kubernetes.Interface, resync time.Duration) cache.SharedIndexInformer {
-		return corev1informers.NewFilteredNamespaceInformer(client, resync, cache.Indexers{}, Named(OperandNamespace))
+		return corev1informers.NewFilteredNamespaceInformer(client, resync, cache.Indexers{}, Named(render.OperandNamespace))
 	})
 	return scopedInformers{
-		OperandNamespace:    operand,
-		KubeSystemNamespace: informers.NewSharedInformerFactoryWithOptions(kubeClient, informerResync, informers.WithNamespace(KubeSystemNamespace), ownedOnly, trimmed),
-		"":                  informers.NewSharedInformerFactoryWithOptions(kubeClient, informerResync, ownedOnly, trimmed),
+		render.OperandNamespace: operand,
+		KubeSystemNamespace:     informers.NewSharedInformerFactoryWithOptions(kubeClient, informerResync, informers.WithNamespace(KubeSystemNamespace), ownedOnly, trimmed),
+		"":                      informers.NewSharedInformerFactoryWithOptions(kubeClient, informerResync, ownedOnly, trimmed),
 	}
 }
 
@@ -87,15 +90,15 @@ func (s scopedInformers) WaitForCacheSync(stopCh <-chan struct{}) map[string]map
 
 // The operator keeps ConfigMaps, Secrets and Pods only in the operand namespace.
 func (s scopedInformers) ConfigMapLister() corev1listers.ConfigMapLister {
-	return s[OperandNamespace].Core().V1().ConfigMaps().Lister()
+	return s[render.OperandNamespace].Core().V1().ConfigMaps().Lister()
 }
 
 func (s scopedInformers) SecretLister() corev1listers.SecretLister {
-	return s[OperandNamespace].Core().V1().Secrets().Lister()
+	return s[render.OperandNamespace].Core().V1().Secrets().Lister()
 }
 
 func (s scopedInformers) PodLister() corev1listers.PodLister {
-	return s[OperandNamespace].Core().V1().Pods().Lister()
+	return s[render.OperandNamespace].Core().V1().Pods().Lister()
 }
 
 // NewNamedClusterRoleInformers returns an informer factory whose ClusterRole

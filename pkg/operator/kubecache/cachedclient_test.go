@@ -1,4 +1,4 @@
-package operatorclient
+package kubecache
 
 import (
 	"context"

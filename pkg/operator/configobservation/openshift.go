@@ -1,4 +1,4 @@
-package operatorclient
+package configobservation
 
 import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"

@@ -30,11 +30,16 @@ func NewRootCommand() *cobra.Command {
 }
 
 func newOperatorCommand() *cobra.Command {
-	cfg := controllercmd.NewControllerCommandConfig("secondary-scheduler-operator", version.Get(), operator.RunOperator, clock.RealClock{})
+	opts := operator.DefaultOptions()
+	// The flags below set opts before the command runs.
+	run := func(ctx context.Context, cc *controllercmd.ControllerContext) error {
+		return operator.RunOperator(ctx, cc, opts)
+	}
+	cfg := controllercmd.NewControllerCommandConfig("secondary-scheduler-operator", version.Get(), run, clock.RealClock{})
 	c := cfg.NewCommandWithContext(context.Background())
 	c.Use = "operator"
 	c.Short = "Start the operator"
-	c.Flags().DurationVar(&operator.UnservedPodGrace, "unserved-pod-grace", operator.UnservedPodGrace,
+	c.Flags().DurationVar(&opts.UnservedPodGrace, "unserved-pod-grace", opts.UnservedPodGrace,
 		"how long a pending pod of a schedulerName other than default-scheduler may wait before it is reported as unserved")
 	// Unset, library-go picks the timings by control-plane topology (HA: a
 	// 137s lease, so a replica that replaces a killed one waits up to 163s).

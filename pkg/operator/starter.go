@@ -49,11 +49,7 @@ const (
 
 // RunOperator builds the clients and informers, constructs every controller and
 // runs them until ctx ends.
-// UnservedPodGrace is how long a pod waits for its scheduler before the unserved
-// pods controller reports it (the operator command's --unserved-pod-grace).
-var UnservedPodGrace = unservedpodscontroller.DefaultGrace
-
-func RunOperator(ctx context.Context, cc *controllercmd.ControllerContext) error {
+func RunOperator(ctx context.Context, cc *controllercmd.ControllerContext, opts Options) error {
 	kubeConfig := clientConfig(cc.ProtoKubeConfig)
 	crConfig := clientConfig(cc.KubeConfig)
 
@@ -96,7 +92,7 @@ func RunOperator(ctx context.Context, cc *controllercmd.ControllerContext) error
 		staleconditions.NewRemoveStaleConditionsController(operatorName, staticresources.FormerConditionTypes, operatorClient, cc.EventRecorder),
 		operandstatuscontroller.NewOperandStatusController(operatorClient, kubeInformers, versions, cc.EventRecorder),
 		unservedpodscontroller.New(operatorClient, waitingPods.Core().V1().Pods(),
-			kubeInformers.InformersFor(operatorclient.OperandNamespace).Apps().V1().Deployments(), kubeClient, UnservedPodGrace, cc.EventRecorder),
+			kubeInformers.InformersFor(operatorclient.OperandNamespace).Apps().V1().Deployments(), kubeClient, opts.UnservedPodGrace, cc.EventRecorder),
 	}
 	var configInformers configinformers.SharedInformerFactory
 	if openShift {

@@ -51,8 +51,14 @@ func (e *Env) OperatorConfig(t testing.TB) *rest.Config {
 
 // RunOperator runs every controller of the operator in-process with cfg until
 // the test ends, as `secondary-scheduler-operator operator` would (without its
-// metrics server and leader election).
+// metrics server and leader election), with the default options.
 func RunOperator(t testing.TB, cfg *rest.Config) {
+	t.Helper()
+	RunOperatorWith(t, cfg, operator.DefaultOptions())
+}
+
+// RunOperatorWith is RunOperator with opts, as the command's flags set them.
+func RunOperatorWith(t testing.TB, cfg *rest.Config, opts operator.Options) {
 	t.Helper()
 	kube, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
@@ -71,7 +77,7 @@ func RunOperator(t testing.TB, cfg *rest.Config) {
 		OperatorNamespace: OperatorNamespace,
 	}
 	RunInBackground(t, func(ctx context.Context) {
-		if err := operator.RunOperator(ctx, cc); err != nil {
+		if err := operator.RunOperator(ctx, cc, opts); err != nil {
 			t.Errorf("operator stopped with an error: %v", err)
 		}
 	})

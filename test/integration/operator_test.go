@@ -18,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 
 	secondaryschedulerv1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/targetconfigcontroller"
 	"github.com/openshift/secondary-scheduler-operator/test/framework"
@@ -39,9 +40,15 @@ type operatorUnderTest struct {
 
 func startOperator(t *testing.T) *operatorUnderTest {
 	t.Helper()
+	return startOperatorWith(t, operator.DefaultOptions())
+}
+
+// startOperatorWith is startOperator with opts.
+func startOperatorWith(t *testing.T, opts operator.Options) *operatorUnderTest {
+	t.Helper()
 	env := framework.Shared(t)
 	cfg, requests := framework.CountRequests(env.OperatorConfig(t))
-	framework.RunOperator(t, cfg)
+	framework.RunOperatorWith(t, cfg, opts)
 	return &operatorUnderTest{env: env, admin: env.Admin, requests: requests}
 }
 

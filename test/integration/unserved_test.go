@@ -27,10 +27,9 @@ import (
 // scheduler has no available pod, with the distinct reason. Pods of the default
 // scheduler are not its business.
 func TestUnservedPods(t *testing.T) {
-	grace := operator.UnservedPodGrace
-	operator.UnservedPodGrace = 2 * time.Second
-	t.Cleanup(func() { operator.UnservedPodGrace = grace })
-	o := startOperator(t)
+	opts := operator.DefaultOptions()
+	opts.UnservedPodGrace = 2 * time.Second
+	o := startOperatorWith(t, opts)
 	o.createSecondaryScheduler(t, secondaryschedulerv1.SecondarySchedulerSpec{})
 	o.setDeploymentStatus(t, framework.RolloutComplete)
 	ctx := context.Background()

@@ -21,16 +21,33 @@ import (
 // the controller knows, such as names it derives. Each error names the field and
 // says what a valid value looks like.
 func Validate(sim *simv1alpha1.Simulator) field.ErrorList {
-	var errs field.ErrorList
 	spec := withDefaults(&sim.Spec)
 	specPath := field.NewPath("spec")
-
-	if msgs := validation.IsDNS1035Label(sim.Name); len(msgs) > 0 {
-		errs = append(errs, field.Invalid(field.NewPath("metadata", "name"), sim.Name,
-			"names the Service in front of the simulator, so it must be a DNS-1035 label ("+strings.Join(msgs, "; ")+
-				"): create the Simulator again under such a name"))
+	errs := validateName(sim.Name)
+	errs = append(errs, validatePorts(spec, specPath)...)
+	errs = append(errs, validateLocations(spec, specPath)...)
+	for i, peer := range spec.IngressFrom {
+		errs = append(errs, validatePeer(peer, specPath.Child("ingressFrom").Index(i))...)
 	}
+	return append(errs, validateInitContainers(spec, specPath)...)
+}
 
+// validateName checks the Simulator's name, which its Service takes.
+func validateName(name string) field.ErrorList {
+	msgs := validation.IsDNS1035Label(name)
+	if len(msgs) == 0 {
+		return nil
+	}
+	return field.ErrorList{field.Invalid(field.NewPath("metadata", "name"), name,
+		"names the Service in front of the simulator, so it must be a DNS-1035 label ("+strings.Join(msgs, "; ")+
+			"): create the Simulator again under such a name")}
+}
+
+// validatePorts checks that both servers' ports are ports, apart, and free of
+// what else listens in the Pod: the etcd container, and the secure port of the
+// kube-apiserver inside a KEP-159 simulator.
+func validatePorts(spec *simv1alpha1.SimulatorSpec, specPath *field.Path) field.ErrorList {
+	var errs field.ErrorList
 	ports := []struct {
 		name  string
 		value int32
@@ -55,41 +72,47 @@ func Validate(sim *simv1alpha1.Simulator) field.ErrorList {
 		errs = append(errs, field.Invalid(specPath.Child("simulatorServerPort"), spec.SimulatorServerPort,
 			"must differ from kubeAPIServerPort: both servers listen in the same Pod"))
 	}
+	return errs
+}
 
+// validateLocations checks where the simulator finds things: its scheduler
+// configuration file, its etcd, the origins it admits and its image.
+func validateLocations(spec *simv1alpha1.SimulatorSpec, specPath *field.Path) field.ErrorList {
+	var errs field.ErrorList
 	if spec.KubeSchedulerConfigurationPath != "" && !path.IsAbs(spec.KubeSchedulerConfigurationPath) {
 		errs = append(errs, field.Invalid(specPath.Child("kubeSchedulerConfigurationPath"), spec.KubeSchedulerConfigurationPath,
 			"must be an absolute path inside the simulator container, such as /etc/simulator/scheduler.yaml (mount it with podTemplate)"))
 	}
-
 	if !embeddedEtcd(spec) {
 		if msg := checkURL(*spec.EtcdURL, true); msg != "" {
 			errs = append(errs, field.Invalid(specPath.Child("etcdURL"), *spec.EtcdURL,
 				msg+": give an http:// or https:// URL such as http://etcd.example:2379, or leave it empty for an etcd container in the Pod"))
 		}
 	}
-
 	for i, origin := range spec.CORSAllowedOriginList {
 		if msg := checkURL(origin, false); msg != "" {
 			errs = append(errs, field.Invalid(specPath.Child("corsAllowedOriginList").Index(i), origin,
 				msg+": give an absolute URL such as http://localhost:3000 (the simulator ignores the whole list when one entry is not)"))
 		}
 	}
-
 	if strings.TrimSpace(spec.Image) != spec.Image || strings.ContainsAny(spec.Image, " \t\n") {
 		errs = append(errs, field.Invalid(specPath.Child("image"), spec.Image, "must be an image reference without spaces"))
 	}
+	return errs
+}
 
-	for i, peer := range spec.IngressFrom {
-		errs = append(errs, validatePeer(peer, specPath.Child("ingressFrom").Index(i))...)
+// validateInitContainers checks that no init container of the podTemplate
+// takes the name of a generated container.
+func validateInitContainers(spec *simv1alpha1.SimulatorSpec, specPath *field.Path) field.ErrorList {
+	if spec.PodTemplate == nil {
+		return nil
 	}
-
-	if tmpl := spec.PodTemplate; tmpl != nil {
-		reserved := map[string]bool{simv1alpha1.SimulatorContainerName: true, simv1alpha1.EtcdContainerName: embeddedEtcd(spec)}
-		for i, c := range tmpl.Spec.InitContainers {
-			if reserved[c.Name] {
-				errs = append(errs, field.Invalid(specPath.Child("podTemplate", "spec", "initContainers").Index(i).Child("name"), c.Name,
-					"is the name of a generated container: override it under podTemplate.spec.containers, or rename this init container"))
-			}
+	var errs field.ErrorList
+	reserved := map[string]bool{simv1alpha1.SimulatorContainerName: true, simv1alpha1.EtcdContainerName: embeddedEtcd(spec)}
+	for i, c := range spec.PodTemplate.Spec.InitContainers {
+		if reserved[c.Name] {
+			errs = append(errs, field.Invalid(specPath.Child("podTemplate", "spec", "initContainers").Index(i).Child("name"), c.Name,
+				"is the name of a generated container: override it under podTemplate.spec.containers, or rename this init container"))
 		}
 	}
 	return errs

@@ -50,31 +50,11 @@ const (
 // RunOperator builds the clients and informers, constructs every controller and
 // runs them until ctx ends.
 func RunOperator(ctx context.Context, cc *controllercmd.ControllerContext, opts Options) error {
-	kubeConfig := clientConfig(cc.ProtoKubeConfig)
-	crConfig := clientConfig(cc.KubeConfig)
-
-	kubeClient, err := kubernetes.NewForConfig(kubeConfig)
+	c, err := newClients(cc)
 	if err != nil {
 		return err
 	}
-	crClient, err := versioned.NewForConfig(crConfig)
-	if err != nil {
-		return err
-	}
-	kubeInformers := kubecache.NewKubeInformers(kubeClient)
-	cachedKubeClient := kubecache.NewCachedKubeClient(kubeClient, kubeInformers)
-	crInformers := externalversions.NewSharedInformerFactoryWithOptions(crClient, resync, externalversions.WithTransform(trim.Objects))
-	// The one informer of the SecondaryScheduler, and the one writer of its
-	// status: every controller, library-go's included, goes through it.
-	operatorClient := operatorclient.New(cc.Clock, crClient.OperatorV1(), crInformers.Operator().V1().SecondarySchedulers())
-	simulatorObjects := informers.NewSharedInformerFactoryWithOptions(kubeClient, resync, simulatorcontroller.InformerOption(),
-		informers.WithTransform(simulatorcontroller.Transform))
-	// Only pending, unbound pods of schedulers other than the default one.
-	waitingPods := informers.NewSharedInformerFactoryWithOptions(kubeClient, resync, informers.WithTweakListOptions(unservedpodscontroller.PodListOptions),
-		informers.WithTransform(trim.PendingPods))
-	grantableRole := kubecache.NewNamedClusterRoleInformers(kubeClient, targetconfigcontroller.GrantableClusterRole)
-
-	openShift, err := configobservation.HasOpenShiftConfigAPI(kubeClient.Discovery())
+	openShift, err := configobservation.HasOpenShiftConfigAPI(c.kube.Discovery())
 	if err != nil {
 		return err
 	}
@@ -82,53 +62,105 @@ func RunOperator(ctx context.Context, cc *controllercmd.ControllerContext, opts 
 	versions := status.NewVersionGetter()
 	seedVersions(nil, versions)
 
-	controllers := []factory.Controller{
-		staticresources.NewStaticResourcesController(staticresources.ControllerName, cachedKubeClient, kubeInformers, operatorClient, cc.EventRecorder),
-		targetconfigcontroller.NewTargetConfigController(operatorClient, cachedKubeClient, kubeInformers, grantableRole.Rbac().V1().ClusterRoles(),
-			staticresources.DeleteAll(kubeClient), cc.EventRecorder),
-		managementstatecontroller.NewOperatorManagementStateController(operatorName, operatorClient, cc.EventRecorder),
-		loglevel.NewClusterOperatorLoggingController(operatorClient, cc.EventRecorder),
-		// Conditions of earlier releases that nothing sets any more.
-		staleconditions.NewRemoveStaleConditionsController(operatorName, staticresources.FormerConditionTypes, operatorClient, cc.EventRecorder),
-		operandstatuscontroller.NewOperandStatusController(operatorClient, kubeInformers, versions, cc.EventRecorder),
-		unservedpodscontroller.New(operatorClient, waitingPods.Core().V1().Pods(),
-			kubeInformers.InformersFor(operatorclient.OperandNamespace).Apps().V1().Deployments(), kubeClient, opts.UnservedPodGrace, cc.EventRecorder),
-	}
-	var configInformers configinformers.SharedInformerFactory
+	controllers := newControllers(cc, c, versions, opts)
 	if openShift {
-		var openShiftControllers []factory.Controller
-		configInformers, openShiftControllers, err = newOpenShiftControllers(ctx, cc, crConfig, operatorClient, versions)
+		configInformers, openShiftControllers, err := newOpenShiftControllers(ctx, cc, c.crConfig, c.operatorClient, versions)
 		if err != nil {
 			return err
 		}
 		controllers = append(controllers, openShiftControllers...)
+		c.factories = append(c.factories, configInformers)
 	}
-	guard, err := newAdmissionGuard(crConfig, operatorClient, kubeClient, cc)
+	guard, err := newAdmissionGuard(c.crConfig, c.operatorClient, c.kube, cc)
 	if err != nil {
 		return err
 	}
 	controllers = append(controllers, guard.controller)
-	metrics.CountSimulatorsWith(simulatorcontroller.CountByPhase(crInformers.Simulation().V1alpha1().Simulators().Lister()))
-	simulators := simulatorcontroller.NewSimulatorController(kubeClient, crClient, simulatorcontroller.Informers{
-		Simulators:      crInformers.Simulation().V1alpha1().Simulators(),
-		Pods:            simulatorObjects.Core().V1().Pods(),
-		Services:        simulatorObjects.Core().V1().Services(),
-		NetworkPolicies: simulatorObjects.Networking().V1().NetworkPolicies(),
-		Guard:           guard.verdicts,
-	}, cc.EventRecorder)
+	simulators := newSimulatorController(cc, c, guard)
 
-	for _, start := range []func(<-chan struct{}){kubeInformers.Start, crInformers.Start, simulatorObjects.Start, grantableRole.Start, waitingPods.Start} {
-		start(ctx.Done())
+	for _, f := range c.factories {
+		f.Start(ctx.Done())
 	}
-	if configInformers != nil {
-		configInformers.Start(ctx.Done())
-	}
-	for _, c := range controllers {
-		go c.Run(ctx, 1)
+	for _, ctrl := range controllers {
+		go ctrl.Run(ctx, 1)
 	}
 	go simulators.Run(ctx, simulatorWorkers)
 	<-ctx.Done()
 	return nil
+}
+
+// clients are the operator's API clients and the informer factories the
+// controllers read from.
+type clients struct {
+	kube           kubernetes.Interface
+	cachedKube     kubernetes.Interface
+	cr             versioned.Interface
+	crConfig       *rest.Config
+	operatorClient *operatorclient.Client
+
+	kubeInformers    v1helpers.KubeInformersForNamespaces
+	crInformers      externalversions.SharedInformerFactory
+	simulatorObjects informers.SharedInformerFactory
+	waitingPods      informers.SharedInformerFactory
+	grantableRole    informers.SharedInformerFactory
+	// factories are every factory above, which RunOperator starts.
+	factories []interface{ Start(<-chan struct{}) }
+}
+
+// newClients builds the clients and the informer factories, none started.
+func newClients(cc *controllercmd.ControllerContext) (*clients, error) {
+	c := &clients{crConfig: clientConfig(cc.KubeConfig)}
+	var err error
+	if c.kube, err = kubernetes.NewForConfig(clientConfig(cc.ProtoKubeConfig)); err != nil {
+		return nil, err
+	}
+	if c.cr, err = versioned.NewForConfig(c.crConfig); err != nil {
+		return nil, err
+	}
+	c.kubeInformers = kubecache.NewKubeInformers(c.kube)
+	c.cachedKube = kubecache.NewCachedKubeClient(c.kube, c.kubeInformers)
+	c.crInformers = externalversions.NewSharedInformerFactoryWithOptions(c.cr, resync, externalversions.WithTransform(trim.Objects))
+	// The one informer of the SecondaryScheduler, and the one writer of its
+	// status: every controller, library-go's included, goes through it.
+	c.operatorClient = operatorclient.New(cc.Clock, c.cr.OperatorV1(), c.crInformers.Operator().V1().SecondarySchedulers())
+	c.simulatorObjects = informers.NewSharedInformerFactoryWithOptions(c.kube, resync, simulatorcontroller.InformerOption(),
+		informers.WithTransform(simulatorcontroller.Transform))
+	// Only pending, unbound pods of schedulers other than the default one.
+	c.waitingPods = informers.NewSharedInformerFactoryWithOptions(c.kube, resync, informers.WithTweakListOptions(unservedpodscontroller.PodListOptions),
+		informers.WithTransform(trim.PendingPods))
+	c.grantableRole = kubecache.NewNamedClusterRoleInformers(c.kube, targetconfigcontroller.GrantableClusterRole)
+	c.factories = append(c.factories, c.kubeInformers, c.crInformers, c.simulatorObjects, c.grantableRole, c.waitingPods)
+	return c, nil
+}
+
+// newControllers are the controllers of the SecondaryScheduler that run
+// everywhere, OpenShift or not.
+func newControllers(cc *controllercmd.ControllerContext, c *clients, versions status.VersionGetter, opts Options) []factory.Controller {
+	return []factory.Controller{
+		staticresources.NewStaticResourcesController(staticresources.ControllerName, c.cachedKube, c.kubeInformers, c.operatorClient, cc.EventRecorder),
+		targetconfigcontroller.NewTargetConfigController(c.operatorClient, c.cachedKube, c.kubeInformers, c.grantableRole.Rbac().V1().ClusterRoles(),
+			staticresources.DeleteAll(c.kube), cc.EventRecorder),
+		managementstatecontroller.NewOperatorManagementStateController(operatorName, c.operatorClient, cc.EventRecorder),
+		loglevel.NewClusterOperatorLoggingController(c.operatorClient, cc.EventRecorder),
+		// Conditions of earlier releases that nothing sets any more.
+		staleconditions.NewRemoveStaleConditionsController(operatorName, staticresources.FormerConditionTypes, c.operatorClient, cc.EventRecorder),
+		operandstatuscontroller.NewOperandStatusController(c.operatorClient, c.kubeInformers, versions, cc.EventRecorder),
+		unservedpodscontroller.New(c.operatorClient, c.waitingPods.Core().V1().Pods(),
+			c.kubeInformers.InformersFor(operatorclient.OperandNamespace).Apps().V1().Deployments(), c.kube, opts.UnservedPodGrace, cc.EventRecorder),
+	}
+}
+
+// newSimulatorController is the controller of Simulators, which the
+// admission guard's verdicts hold back, and the metric that counts them.
+func newSimulatorController(cc *controllercmd.ControllerContext, c *clients, guard admissionGuard) factory.Controller {
+	metrics.CountSimulatorsWith(simulatorcontroller.CountByPhase(c.crInformers.Simulation().V1alpha1().Simulators().Lister()))
+	return simulatorcontroller.NewSimulatorController(c.kube, c.cr, simulatorcontroller.Informers{
+		Simulators:      c.crInformers.Simulation().V1alpha1().Simulators(),
+		Pods:            c.simulatorObjects.Core().V1().Pods(),
+		Services:        c.simulatorObjects.Core().V1().Services(),
+		NetworkPolicies: c.simulatorObjects.Networking().V1().NetworkPolicies(),
+		Guard:           guard.verdicts,
+	}, cc.EventRecorder)
 }
 
 // admissionGuard is the controller that checks the Simulator admission guard

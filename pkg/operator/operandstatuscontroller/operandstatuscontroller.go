@@ -153,33 +153,16 @@ func (c *operandStatusController) staleConfigCondition(ss *secondaryschedulerv1.
 
 // operandConditions judges the Deployment and its pods.
 func (c *operandStatusController) operandConditions(state operatorv1.ManagementState) ([]operatorv1.OperatorCondition, int32, error) {
-	cond := func(t string, s operatorv1.ConditionStatus, reason, msg string) operatorv1.OperatorCondition {
-		return operatorv1.OperatorCondition{Type: t, Status: s, Reason: reason, Message: msg}
+	if conditions := unmanagedConditions(state); conditions != nil {
+		return conditions, 0, nil
 	}
-	// Without a managed operand the three conditions share a reason and a message.
-	fixed := func(available, progressing, degraded operatorv1.ConditionStatus, reason, msg string) []operatorv1.OperatorCondition {
-		return []operatorv1.OperatorCondition{
-			cond(OperandAvailable, available, reason, msg),
-			cond(OperandProgressing, progressing, reason, msg),
-			cond(OperandDegraded, degraded, reason, msg),
-		}
-	}
-	switch state {
-	case operatorv1.Unmanaged:
-		u := operatorv1.ConditionUnknown
-		return fixed(u, u, u, "Unmanaged", "managementState is Unmanaged: the operator does not look after the secondary scheduler"), 0, nil
-	case operatorv1.Removed:
-		return fixed(operatorv1.ConditionTrue, operatorv1.ConditionFalse, operatorv1.ConditionFalse, "Removed",
-			"managementState is Removed: no secondary scheduler runs"), 0, nil
-	}
-
 	d, err := c.deploymentLister.Get(render.OperandName)
 	if apierrors.IsNotFound(err) {
 		msg := fmt.Sprintf("Deployment %s/%s does not exist yet", render.OperandNamespace, render.OperandName)
 		return []operatorv1.OperatorCondition{
-			cond(OperandAvailable, operatorv1.ConditionFalse, "DeploymentMissing", msg),
-			cond(OperandProgressing, operatorv1.ConditionTrue, "DeploymentMissing", msg),
-			cond(OperandDegraded, operatorv1.ConditionFalse, "AsExpected", ""),
+			condition(OperandAvailable, operatorv1.ConditionFalse, "DeploymentMissing", msg),
+			condition(OperandProgressing, operatorv1.ConditionTrue, "DeploymentMissing", msg),
+			condition(OperandDegraded, operatorv1.ConditionFalse, "AsExpected", ""),
 		}, 0, nil
 	}
 	if err != nil {
@@ -193,32 +176,70 @@ func (c *operandStatusController) operandConditions(state operatorv1.ManagementS
 	if err != nil {
 		return nil, 0, err
 	}
-	problems := podProblems(pods)
+	available, progressing, degraded := deploymentConditions(d, pods, replicaSets)
+	if progressing.Status == operatorv1.ConditionFalse && available.Status == operatorv1.ConditionTrue {
+		c.setOperandVersion(d)
+	}
+	return []operatorv1.OperatorCondition{available, progressing, degraded}, d.Status.ReadyReplicas, nil
+}
 
-	available := cond(OperandAvailable, operatorv1.ConditionTrue, "AsExpected", availableMessage(d))
+// condition is a condition of type t.
+func condition(t string, s operatorv1.ConditionStatus, reason, msg string) operatorv1.OperatorCondition {
+	return operatorv1.OperatorCondition{Type: t, Status: s, Reason: reason, Message: msg}
+}
+
+// unmanagedConditions are the conditions without a managed operand, where the
+// three share a reason and a message; nil when the operand is managed.
+func unmanagedConditions(state operatorv1.ManagementState) []operatorv1.OperatorCondition {
+	fixed := func(available, progressing, degraded operatorv1.ConditionStatus, reason, msg string) []operatorv1.OperatorCondition {
+		return []operatorv1.OperatorCondition{
+			condition(OperandAvailable, available, reason, msg),
+			condition(OperandProgressing, progressing, reason, msg),
+			condition(OperandDegraded, degraded, reason, msg),
+		}
+	}
+	switch state {
+	case operatorv1.Unmanaged:
+		u := operatorv1.ConditionUnknown
+		return fixed(u, u, u, "Unmanaged", "managementState is Unmanaged: the operator does not look after the secondary scheduler")
+	case operatorv1.Removed:
+		return fixed(operatorv1.ConditionTrue, operatorv1.ConditionFalse, operatorv1.ConditionFalse, "Removed",
+			"managementState is Removed: no secondary scheduler runs")
+	}
+	return nil
+}
+
+// deploymentConditions judge an existing Deployment, its pods and its
+// ReplicaSets.
+func deploymentConditions(d *appsv1.Deployment, pods []*corev1.Pod, replicaSets []*appsv1.ReplicaSet) (available, progressing, degraded operatorv1.OperatorCondition) {
+	problems := podProblems(pods)
+	available = condition(OperandAvailable, operatorv1.ConditionTrue, "AsExpected", availableMessage(d))
 	if d.Status.AvailableReplicas == 0 {
-		available = cond(OperandAvailable, operatorv1.ConditionFalse, "NoAvailablePods",
+		available = condition(OperandAvailable, operatorv1.ConditionFalse, "NoAvailablePods",
 			fmt.Sprintf("Deployment %s/%s has no available pod", d.Namespace, d.Name))
 		if len(problems) > 0 {
 			available.Reason, available.Message = problems[0].reason, available.Message+": "+joinMessages(problems)
 		}
 	}
-	progressing := cond(OperandProgressing, operatorv1.ConditionFalse, "AsExpected", "")
+	progressing = condition(OperandProgressing, operatorv1.ConditionFalse, "AsExpected", "")
 	if msg := rollout(d, replicaSets); msg != "" {
-		progressing = cond(OperandProgressing, operatorv1.ConditionTrue, "RollingOut", msg)
+		progressing = condition(OperandProgressing, operatorv1.ConditionTrue, "RollingOut", msg)
 	}
-	degraded := cond(OperandDegraded, operatorv1.ConditionFalse, "AsExpected", "")
+	degraded = condition(OperandDegraded, operatorv1.ConditionFalse, "AsExpected", "")
 	if len(problems) > 0 {
-		degraded = cond(OperandDegraded, operatorv1.ConditionTrue, problems[0].reason, joinMessages(problems))
+		degraded = condition(OperandDegraded, operatorv1.ConditionTrue, problems[0].reason, joinMessages(problems))
 	}
-	if progressing.Status == operatorv1.ConditionFalse && available.Status == operatorv1.ConditionTrue {
-		for _, container := range d.Spec.Template.Spec.Containers {
-			if container.Name == render.OperandName {
-				c.versions.SetVersion(OperandVersionName, container.Image)
-			}
+	return available, progressing, degraded
+}
+
+// setOperandVersion reports the scheduler image of a Deployment that has
+// rolled out as the operand's version.
+func (c *operandStatusController) setOperandVersion(d *appsv1.Deployment) {
+	for _, container := range d.Spec.Template.Spec.Containers {
+		if container.Name == render.OperandName {
+			c.versions.SetVersion(OperandVersionName, container.Image)
 		}
 	}
-	return []operatorv1.OperatorCondition{available, progressing, degraded}, d.Status.ReadyReplicas, nil
 }
 
 // availableMessage counts available pods against the desired ones; during a

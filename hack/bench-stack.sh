@@ -3,8 +3,9 @@
 # against the full local stack (hack/controlplane/start.sh): for each kwok node
 # count, its start-up time to the first converged reconcile, then its cost while
 # idle with 0 and more pods it does not own, then (at the last node count) with
-# more and more Simulators: RSS (anonymous and file-backed), Go heap
-# (go_memstats_heap_alloc_bytes), CPU seconds per idle hour, and the requests
+# more and more Simulators: RSS (anonymous and file-backed, and its peak), Go
+# heap after a GC (HEAP_SAMPLES times, default 5: min, median, max), CPU
+# seconds per idle hour, and the requests
 # the API server received from it (its audit log; what is not a lease renewal
 # is listed in "# note:" lines). Prints go test benchmark lines for
 # test/bench/benchreport; asserts nothing.
@@ -23,48 +24,27 @@ set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # shellcheck source=hack/lib/local.sh
 . "${root}/hack/lib/local.sh"
+# shellcheck source=hack/lib/bench.sh
+. "${root}/hack/lib/bench.sh"
 nodes_list=${BENCH_NODES:-50 500}
 pods_list=${BENCH_PODS:-3000 10000}
 idle=${BENCH_IDLE_SECONDS:-600}
 window=${BENCH_WINDOW_SECONDS:-120}
 simulators_list=${BENCH_SIMULATORS:-100 300 1000}
+heap_samples=${HEAP_SAMPLES:-5}
 tick=$(getconf CLK_TCK)
 
 dir=$(mktemp -d "${TMPDIR:-/tmp}/secondary-scheduler-bench.XXXXXX")
 cleanup() {
   set +e
-  stop_pidfile "${dir}/operator.pid" secondary-scheduler-operator
-  [[ -d "${dir}/cluster" ]] && "${root}/hack/controlplane/stop.sh" "${dir}/cluster" >/dev/null 2>&1
+  bench_stack_down
   rm -rf "${dir}"
 }
 trap cleanup EXIT
 
-# sample PID: "rss anon file" in MiB.
-memory() {
-  awk '/^VmRSS/ {r=$2} /^RssAnon/ {a=$2} /^RssFile/ {f=$2} END {printf "%.1f %.1f %.1f", r/1024, a/1024, f/1024}' "/proc/$1/status"
-}
-cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
-heap_mib() {
-  curl -skf --max-time 5 --cert "${dir}/cluster/pki/admin.crt" --key "${dir}/cluster/pki/admin.key" "https://$1/metrics" |
-    awk '$1 == "go_memstats_heap_alloc_bytes" {printf "%.1f", $2 / 1048576}' || echo 0
-}
-# operator_requests FROM_LINE: the operator's requests with an audit event
-# after line FROM_LINE of the audit log, one per audit ID, as "verb resource";
-# requests made as the operator by impersonation are not its own. A watch the
-# API server ends in the window and the one the informer opens in its place
-# are two.
-operator_requests() {
-  tail -n +"$(($1 + 1))" "${CONTROLPLANE_AUDIT_LOG}" | { grep -v '"impersonatedUser"' || true; } |
-    awk 'match($0, /"auditID":"[^"]+"/) { id = substr($0, RSTART, RLENGTH); if (seen[id]++) next
-        verb = "?"; resource = "?"
-        if (match($0, /"verb":"[^"]+"/)) verb = substr($0, RSTART + 8, RLENGTH - 9)
-        if (match($0, /"resource":"[^"]+"/)) resource = substr($0, RSTART + 12, RLENGTH - 13)
-        print verb, resource }'
-}
-
 # measure NAME SECONDS: the operator's cost over SECONDS of no change.
 measure() {
-  local name=$1 seconds=$2 pid from t0 t1 heap mem counts
+  local name=$1 seconds=$2 pid from t0 t1 heap mem
   pid=$(< "${dir}/operator.pid")
   sleep 20 # what the last change set off settles
   from=$(wc -l < "${CONTROLPLANE_AUDIT_LOG}")
@@ -72,15 +52,15 @@ measure() {
   sleep "${seconds}"
   t1=$(cpu_ticks "${pid}")
   mem=$(memory "${pid}")
-  heap=$(heap_mib "${listen}")
+  heap=$(heap_figures "${heap_samples}")
   operator_requests "${from}" > "${dir}/requests"
-  read -r rss anon file <<< "${mem}"
+  read -r rss anon file peak <<< "${mem}"
   leases=$(awk '$2 == "leases"' "${dir}/requests" | wc -l)
   others=$(awk '$2 != "leases"' "${dir}/requests" | wc -l)
   if ((others > 0)); then
     echo "# note: ${name}: requests other than lease renewals in ${seconds} s: $(awk '$2 != "leases"' "${dir}/requests" | sort | uniq -c | awk '{printf "%s%s %s x%d", sep, $2, $3, $1; sep = ", "}')"
   fi
-  echo "${name} 1 ${rss} rss-MiB ${anon} anon-MiB ${file} file-MiB ${heap:-0} heap-MiB" \
+  echo "${name} 1 ${rss} rss-MiB ${anon} anon-MiB ${file} file-MiB ${peak} rss-peak-MiB ${heap}" \
     "$(awk -v t="$((t1 - t0))" -v hz="${tick}" -v s="${seconds}" 'BEGIN {printf "%.2f", t / hz * 3600 / s}') cpu-s/hour" \
     "$(awk -v n="${leases}" -v s="${seconds}" 'BEGIN {printf "%.2f", n * 60 / s}') lease-requests/minute" \
     "$(awk -v n="${others}" -v s="${seconds}" 'BEGIN {printf "%.2f", n * 60 / s}') other-requests/minute"
@@ -107,19 +87,8 @@ measure_simulators() {
 
 for nodes in ${nodes_list}; do
   log "control plane with ${nodes} kwok nodes" >&2
-  "${root}/hack/controlplane/stop.sh" "${dir}/cluster" >/dev/null 2>&1 || true
-  "${root}/hack/controlplane/start.sh" "${dir}/cluster" --nodes "${nodes}" >&2
-  # shellcheck disable=SC1091
-  . "${dir}/cluster/env"
-  install_manifests false >/dev/null
-  kc apply -f "${root}/examples/bin-packing/" >/dev/null
-  operator_kubeconfig "${dir}/operator.kubeconfig" 2h
-  listen="127.0.0.1:$(free_port)"
-  start=${EPOCHREALTIME}
-  start_operator "${dir}/operator.kubeconfig" "${listen}" "${dir}/operator.log" "${dir}/operator.pid" >&2
-  kc wait --for=condition=Available=True --timeout=300s secondaryscheduler/cluster >/dev/null 2>&1 ||
-    kc wait --for=jsonpath='{.status.conditions[?(@.type=="Available")].status}'=True --timeout=300s secondaryscheduler/cluster >/dev/null
-  echo "BenchmarkStack/nodes=${nodes}/startup 1 $(awk -v a="${start}" -v b="${EPOCHREALTIME}" 'BEGIN {printf "%.2f", b - a}') s-to-available"
+  bench_stack_up "${nodes}"
+  echo "BenchmarkStack/nodes=${nodes}/startup 1 ${startup_seconds} s-to-available"
   measure "BenchmarkStack/nodes=${nodes}/pods=0" "${idle}"
   kc create namespace bench-unowned >/dev/null
   have=0
@@ -133,6 +102,5 @@ for nodes in ${nodes_list}; do
   if [[ "${nodes}" == "${nodes_list##* }" ]]; then
     measure_simulators
   fi
-  stop_pidfile "${dir}/operator.pid" secondary-scheduler-operator
-  "${root}/hack/controlplane/stop.sh" "${dir}/cluster" >/dev/null
+  bench_stack_down
 done

@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"runtime/pprof"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -43,8 +44,10 @@ import (
 //     who may edit a Simulator can write (the API server takes up to 256 KiB),
 //     and the step is named simulators=N,annotations-KiB=K.
 //
-// heap-MiB is the process's HeapAlloc, the test's own clients included;
-// operator-heap-MiB is that minus the heap before the operator started. A heap
+// The heap is the process's HeapAlloc after a forced GC, HEAP_SAMPLES times
+// (default 5) half a second apart: min, median and max, the test's own
+// clients included; operator-heap-MiB and the per-object figures are from the
+// median, less the heap before the operator started. A heap
 // profile of each step is written to a temporary directory, logged:
 //
 //	GODEBUG=memprofilerate=16384 KUBEBUILDER_ASSETS=$PWD/_output/controlplane/bin go test -mod=vendor ./test/bench/ -run '^$' -bench BenchmarkOperatorMemory -benchtime 1x -timeout 30m
@@ -80,12 +83,21 @@ func BenchmarkOperatorMemory(b *testing.B) {
 	settle := func(b *testing.B) {
 		framework.WaitForStable(ctx, b, 3*time.Second, "the operator's writes", func() (int, error) { return counter.Writes(), nil })
 	}
+	samples := envInt(b, "HEAP_SAMPLES", 5)
 	measure := func(b *testing.B, step string) uint64 {
-		var heap uint64
-		for i := 0; i < b.N; i++ {
-			heap = heapAfterGC()
+		var heaps []float64
+		for i := range samples {
+			if i > 0 {
+				time.Sleep(500 * time.Millisecond)
+			}
+			heaps = append(heaps, float64(heapAfterGC()))
 		}
-		b.ReportMetric(mib(heap), "heap-MiB")
+		slices.Sort(heaps)
+		heap := uint64(heaps[len(heaps)/2])
+		for i := range heaps {
+			heaps[i] = mib(uint64(heaps[i]))
+		}
+		reportSpread(b, "heap", "MiB", heaps)
 		b.ReportMetric(mib(heap-min(heap, base)), "operator-heap-MiB")
 		path := filepath.Join(profiles, step+".pprof")
 		if err := writeHeapProfile(path); err != nil {

@@ -40,11 +40,7 @@ func BenchmarkOperatorReactions(b *testing.B) {
 	ctx := context.Background()
 	kube := env.Admin.Kube
 	ns := render.OperandNamespace
-	userConfig := func(i int) *corev1.ConfigMap {
-		return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "bench-config", Namespace: ns}, Data: map[string]string{
-			render.ConfigKey: fmt.Sprintf("apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\npercentageOfNodesToScore: %d\n", 10+i%90),
-		}}
-	}
+	userConfig := benchConfig
 	if _, err := kube.CoreV1().ConfigMaps(ns).Create(ctx, userConfig(0), metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 		b.Fatal(err)
 	}
@@ -77,19 +73,7 @@ func BenchmarkOperatorReactions(b *testing.B) {
 				_, ok := e.Object.(*rbacv1.ClusterRoleBinding)
 				return ok && e.Type == watch.Added
 			}))
-		// A change of the pod template, not of the Deployment's spec alone:
-		// spec.logLevel becomes the scheduler's -v.
-		levels := []operatorv1.LogLevel{operatorv1.Debug, operatorv1.Trace, operatorv1.Normal}
-		level := 0
-		report(b, "cr-change-to-template", measure(b, samples, deployments,
-			func() error {
-				level = (level + 1) % len(levels)
-				return env.Admin.UpdateSecondaryScheduler(ctx, func(spec *secondaryschedulerv1.SecondarySchedulerSpec) { spec.LogLevel = levels[level] })
-			},
-			func(e watch.Event) bool {
-				d, ok := e.Object.(*appsv1.Deployment)
-				return ok && e.Type == watch.Modified && slices.Contains(d.Spec.Template.Spec.Containers[0].Args, verbosityFlag[levels[level]])
-			}))
+		report(b, "cr-change-to-template", crChangeToTemplate(b, env.Admin, samples))
 		// The Deployment moved to another configuration: its template's config
 		// hash differs from the one before the change.
 		version, before := 0, ""
@@ -127,7 +111,11 @@ func BenchmarkOperatorReactions(b *testing.B) {
 				return kube.RbacV1().RoleBindings(ns).Delete(ctx, leaderElection, metav1.DeleteOptions{})
 			},
 			added))
-		report(b, "bad-config-to-degraded", badConfigToDegraded(b, env, samples, userConfig))
+		// percentageOfNodesToScore is a percentage: kube-scheduler refuses 101 and more.
+		refused, _ := badConfigToDegraded(b, env.Admin, samples, userConfig, func(i int) string {
+			return fmt.Sprintf("apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\npercentageOfNodesToScore: %d\n", 101+i)
+		}, nil)
+		report(b, "bad-config-to-degraded", refused)
 		report(b, "simulator-change-to-pod", simulatorChangeToPod(b, env, samples))
 		report(b, "failed-rollout-rolled-back", failedRolloutToRolledBack(b, env, samples, userConfig))
 	}
@@ -136,17 +124,45 @@ func BenchmarkOperatorReactions(b *testing.B) {
 // verbosityFlag is the scheduler argument each spec.logLevel renders to.
 var verbosityFlag = map[operatorv1.LogLevel]string{operatorv1.Normal: "-v=2", operatorv1.Debug: "-v=4", operatorv1.Trace: "-v=6"}
 
+// benchConfig is the i-th good version of the user's ConfigMap bench-config.
+func benchConfig(i int) *corev1.ConfigMap {
+	return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "bench-config", Namespace: render.OperandNamespace}, Data: map[string]string{
+		render.ConfigKey: fmt.Sprintf("apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\npercentageOfNodesToScore: %d\n", 10+i%90),
+	}}
+}
+
+// crChangeToTemplate times a change of the pod template, not of the
+// Deployment's spec alone: spec.logLevel becomes the scheduler's -v.
+func crChangeToTemplate(b *testing.B, admin *framework.Clients, samples int) []time.Duration {
+	b.Helper()
+	ctx := context.Background()
+	deployments := admin.Kube.AppsV1().Deployments(render.OperandNamespace)
+	levels := []operatorv1.LogLevel{operatorv1.Debug, operatorv1.Trace, operatorv1.Normal}
+	level := 0
+	return measure(b, samples, fromNow(deployments.List, deployments.Watch, render.OperandName),
+		func() error {
+			level = (level + 1) % len(levels)
+			return admin.UpdateSecondaryScheduler(ctx, func(spec *secondaryschedulerv1.SecondarySchedulerSpec) { spec.LogLevel = levels[level] })
+		},
+		func(e watch.Event) bool {
+			d, ok := e.Object.(*appsv1.Deployment)
+			return ok && e.Type == watch.Modified && slices.Contains(d.Spec.Template.Spec.Containers[0].Args, verbosityFlag[levels[level]])
+		})
+}
+
 // Names of static operand objects, as their assets in bindata name them.
 const metricsService, leaderElection = "secondary-scheduler-metrics", "secondary-scheduler-leader-election"
 
-// badConfigToDegraded writes a configuration kube-scheduler refuses into the
-// user's ConfigMap and times until the SecondaryScheduler says Degraded; a
-// good one is written back (and Degraded cleared) before the next sample.
-func badConfigToDegraded(b *testing.B, env *framework.Env, samples int, good func(int) *corev1.ConfigMap) []time.Duration {
+// badConfigToDegraded writes bad(i), a configuration the operator refuses,
+// into the user's ConfigMap and times until the SecondaryScheduler says
+// Degraded; good(i) is written back (and Degraded cleared) before the next
+// sample. With cost, it also returns how much cost() grew over each refusal.
+func badConfigToDegraded(b *testing.B, admin *framework.Clients, samples int, good func(int) *corev1.ConfigMap, bad func(int) string,
+	cost func() float64) ([]time.Duration, []float64) {
 	b.Helper()
 	ctx := context.Background()
-	configMaps := env.Admin.Kube.CoreV1().ConfigMaps(render.OperandNamespace)
-	crs := env.Admin.Operator.OperatorV1().SecondarySchedulers()
+	configMaps := admin.Kube.CoreV1().ConfigMaps(render.OperandNamespace)
+	crs := admin.Operator.OperatorV1().SecondarySchedulers()
 	degraded := func(want operatorv1.ConditionStatus) func(watch.Event) bool {
 		return func(e watch.Event) bool {
 			ss, ok := e.Object.(*secondaryschedulerv1.SecondaryScheduler)
@@ -158,18 +174,25 @@ func badConfigToDegraded(b *testing.B, env *framework.Env, samples int, good fun
 		}
 	}
 	var out []time.Duration
+	var costs []float64
 	for i := range samples {
-		bad := good(i)
-		// percentageOfNodesToScore is a percentage: kube-scheduler refuses 101 and more.
-		bad.Data[render.ConfigKey] = fmt.Sprintf("apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\npercentageOfNodesToScore: %d\n", 101+i)
+		refused := good(i)
+		refused.Data[render.ConfigKey] = bad(i)
+		before := 0.0
+		if cost != nil {
+			before = cost()
+		}
 		out = append(out, measure(b, 1, fromNow(crs.List, crs.Watch, "cluster"),
-			func() error { _, err := configMaps.Update(ctx, bad, metav1.UpdateOptions{}); return err },
+			func() error { _, err := configMaps.Update(ctx, refused, metav1.UpdateOptions{}); return err },
 			degraded(operatorv1.ConditionTrue))...)
+		if cost != nil {
+			costs = append(costs, cost()-before)
+		}
 		measure(b, 1, fromNow(crs.List, crs.Watch, "cluster"),
 			func() error { _, err := configMaps.Update(ctx, good(i), metav1.UpdateOptions{}); return err },
 			degraded(operatorv1.ConditionFalse))
 	}
-	return out
+	return out, costs
 }
 
 // failedRolloutToRolledBack times, for configurations kube-scheduler refuses

@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# make bench's hostile section: the operator binary as a host process on the
+# full local stack (hack/controlplane/start.sh, HOSTILE_NODES kwok nodes,
+# default 10), under what hostile users and inputs can throw at it
+# (BenchmarkHostile in test/bench: 2,000 Simulators with 250 KiB of
+# annotations, foreign objects with the operator's labels, the ConfigMaps that
+# once cost gigabytes, a spec.rbac rule of 100 items a list, 10,000 pods of
+# unserved schedulerNames), then the operator restarted with all of that in
+# place, then the in-process benchmarks of each bound's check. Prints go test
+# benchmark lines for test/bench/benchreport, the section's title and its
+# targets ("# title:", "# target:" lines); asserts nothing.
+#
+#   hack/bench-hostile.sh
+#
+# BenchmarkHostile's sizes come from the environment (HOSTILE_SIMULATORS,
+# HOSTILE_ANNOTATION_KIB, HOSTILE_FOREIGN, HOSTILE_PENDING_PODS,
+# REACTION_BENCH_SAMPLES, HOSTILE_CONFIG_SAMPLES, HEAP_SAMPLES). Needs
+# `make build` and hack/controlplane/build.sh.
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "${root}"
+# shellcheck source=hack/lib/local.sh
+. "${root}/hack/lib/local.sh"
+# shellcheck source=hack/lib/bench.sh
+. "${root}/hack/lib/bench.sh"
+nodes=${HOSTILE_NODES:-10}
+heap_samples=${HEAP_SAMPLES:-5}
+export HOSTILE_SIMULATORS=${HOSTILE_SIMULATORS:-2000} HOSTILE_ANNOTATION_KIB=${HOSTILE_ANNOTATION_KIB:-250}
+export HOSTILE_FOREIGN=${HOSTILE_FOREIGN:-2000} HOSTILE_PENDING_PODS=${HOSTILE_PENDING_PODS:-10000}
+
+dir=$(mktemp -d "${TMPDIR:-/tmp}/secondary-scheduler-hostile.XXXXXX")
+cleanup() {
+  set +e
+  bench_stack_down
+  rm -rf "${dir}"
+}
+trap cleanup EXIT
+
+load="BenchmarkHostile/load/simulators=${HOSTILE_SIMULATORS},annotations-KiB=${HOSTILE_ANNOTATION_KIB},foreign=${HOSTILE_FOREIGN}"
+# The targets: what no user-made object or input may cost the operator.
+{
+  echo "${load} heap-max-MiB < 64"
+  echo "${load} cr-change-to-template-p99-ms < 100"
+  echo "${load} foreign-objects-left = $((2 * HOSTILE_FOREIGN))"
+  for c in aliases-400KB string-900KB-aliased-500 nested-aliases-1e9; do
+    echo "BenchmarkHostile/configmap=${c}/controller refused-p99-ms < 100"
+    echo "BenchmarkHostile/configmap=${c}/controller allocated-max-MiB < 64"
+    echo "BenchmarkHostile/configmap=${c}/controller heap-max-MiB < 64"
+  done
+  for c in aliases-400KB string-900KB-aliased-500 nested-aliases-1e9 over-1MiB; do
+    for command in render diff; do
+      echo "BenchmarkHostile/configmap=${c}/${command} wall-p99-ms < 100"
+      echo "BenchmarkHostile/configmap=${c}/${command} rss-peak-max-MiB < 64"
+    done
+    echo "BenchmarkRenderRefusesHostileInput/config=${c} ns/op < 100000000"
+    echo "BenchmarkRenderRefusesHostileInput/config=${c} B/op < 67108864"
+  done
+  echo "BenchmarkHostile/configmap=over-1MiB/apiserver refused-p99-ms < 100"
+  echo "BenchmarkHostile/rbac-rule-100-items/apiserver refused-p99-ms < 10"
+  echo "BenchmarkRefusingALargeRule ns/op < 10000000"
+  echo "BenchmarkHostile/unserved/pods=${HOSTILE_PENDING_PODS} series <= 12"
+  echo "BenchmarkHostile/end heap-max-MiB < 64"
+  echo "BenchmarkHostile/restart-with-load heap-max-MiB < 64"
+} | sed 's/^/# target: /'
+
+# Other work on the machine shows in the times: say how busy it was.
+echo "# note: load average (1, 5, 15 min) at the start: $(cut -d' ' -f1-3 /proc/loadavg), on $(nproc) cores"
+log "control plane with ${nodes} kwok nodes" >&2
+# A grace of 10 s instead of a minute, so the pending pods count sooner.
+bench_stack_up "${nodes}" --unserved-pod-grace=10s
+echo "BenchmarkHostile/startup 1 ${startup_seconds} s-to-available"
+
+# The Go benchmark's own log (client-go warnings) goes apart, so that it
+# never splits a benchmark line.
+STACK_KUBECONFIG="${KUBECONFIG}" STACK_OPERATOR_URL="https://${listen}" STACK_OPERATOR_PID="$(< "${dir}/operator.pid")" \
+  STACK_OPERATOR_BINARY="${root}/_output/bin/secondary-scheduler-operator" \
+  go test -mod=vendor ./test/bench/ -run '^$' -bench '^BenchmarkHostile$' -benchtime 1x -timeout 90m 2> "${dir}/bench.stderr" ||
+  { tail -n 50 "${dir}/bench.stderr" >&2; tail -n 30 "${dir}/operator.log" >&2; exit 1; }
+
+# A restart reads everything above again: its peak RSS is the initial lists'.
+stop_pidfile "${dir}/operator.pid" secondary-scheduler-operator
+start=${EPOCHREALTIME}
+start_operator "${dir}/operator.kubeconfig" "${listen}" "${dir}/operator.log" "${dir}/operator.pid" --unserved-pod-grace=10s >&2
+wait_available
+seconds=$(awk -v a="${start}" -v b="${EPOCHREALTIME}" 'BEGIN {printf "%.2f", b - a}')
+sleep 20 # the first syncs settle
+read -r rss _ _ peak <<< "$(memory "$(< "${dir}/operator.pid")")"
+echo "BenchmarkHostile/restart-with-load 1 ${seconds} s-to-available $(heap_figures "${heap_samples}") ${rss} rss-MiB ${peak} rss-peak-MiB"
+bench_stack_down
+echo "# note: load average (1, 5, 15 min) after the stack: $(cut -d' ' -f1-3 /proc/loadavg)"
+
+# The checks alone, in-process.
+go test -mod=vendor ./pkg/operator/render/ -run '^$' -bench '^(BenchmarkRefusingALargeRule|BenchmarkRefusingAliases)$' -benchmem
+go test -mod=vendor ./pkg/cmd/ -run '^$' -bench '^BenchmarkRenderRefusesHostileInput$' -benchmem
+go test -mod=vendor ./pkg/operator/unservedpodscontroller/ -run '^$' -bench '^BenchmarkReport10000Pods$' -benchmem

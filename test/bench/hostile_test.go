@@ -1,0 +1,358 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/selection"
+	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/utils/ptr"
+
+	secondaryschedulerv1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1"
+	simv1alpha1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/simulation/v1alpha1"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/metrics"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/simulatorcontroller"
+	"github.com/openshift/secondary-scheduler-operator/test/bench/hostile"
+	"github.com/openshift/secondary-scheduler-operator/test/framework"
+)
+
+// The cluster BenchmarkHostile runs against, set by hack/bench-hostile.sh.
+const (
+	stackKubeconfigEnv = "STACK_KUBECONFIG"      // an administrator's kubeconfig
+	stackOperatorEnv   = "STACK_OPERATOR_URL"    // https://ADDRESS of the operator's --listen
+	stackPIDEnv        = "STACK_OPERATOR_PID"    // the operator process
+	stackBinaryEnv     = "STACK_OPERATOR_BINARY" // the operator binary, for render and diff
+)
+
+// BenchmarkHostile runs against the operator binary as a host process on the
+// full local stack (hack/bench-hostile.sh starts both; the SecondaryScheduler
+// exists), and measures what hostile users and inputs cost it:
+//
+//   - load: HOSTILE_SIMULATORS (2000) Simulators in one namespace, each with
+//     HOSTILE_ANNOTATION_KIB (250) KiB of annotations, and HOSTILE_FOREIGN
+//     (2000) NetworkPolicies and as many Pods in 20 other namespaces that carry
+//     the labels the operator selects its own objects by. Then the heap after
+//     a GC (HEAP_SAMPLES, 5, a second apart), the RSS and its peak, and the
+//     SecondaryScheduler change to pod template reaction
+//     (REACTION_BENCH_SAMPLES, 100) with that load in place;
+//   - configmap=CASE/controller: each hostile.Cases configuration written into
+//     the user's ConfigMap, timed to the SecondaryScheduler's Degraded
+//     (HOSTILE_CONFIG_SAMPLES, 10), with the bytes the operator allocated
+//     meanwhile; configmap=CASE/apiserver for those the API server refuses;
+//   - configmap=CASE/render and /diff: the binary's wall time and peak RSS
+//     (getrusage) refusing it, beside those of a valid input;
+//   - rbac-rule-100-items: a spec.rbac rule with 100 items in each list,
+//     refused by the API server (the CRD's maxItems);
+//   - unserved/pods=N: HOSTILE_PENDING_PODS (10000) pending pods, each with a
+//     schedulerName of its own, and the series of unserved_pods that follow.
+//
+// It prints figures and fails only when something cannot be measured, or the
+// operator process is gone.
+func BenchmarkHostile(b *testing.B) {
+	kubeconfig := os.Getenv(stackKubeconfigEnv)
+	if kubeconfig == "" {
+		b.Skipf("%s is not set: hack/bench-hostile.sh runs this against the local stack", stackKubeconfigEnv)
+	}
+	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
+	if err != nil {
+		b.Fatal(err)
+	}
+	cfg.QPS, cfg.Burst = 500, 1000
+	admin := framework.MustClients(b, cfg)
+	pid, err := strconv.Atoi(os.Getenv(stackPIDEnv))
+	if err != nil {
+		b.Fatalf("%s: %v", stackPIDEnv, err)
+	}
+	op, err := newOperatorProcess(cfg, os.Getenv(stackOperatorEnv), pid)
+	if err != nil {
+		b.Fatal(err)
+	}
+	heapSamples := envInt(b, "HEAP_SAMPLES", 5)
+	sims, annotationKiB := envInt(b, "HOSTILE_SIMULATORS", 2000), envInt(b, "HOSTILE_ANNOTATION_KIB", 250)
+	foreign, pending := envInt(b, "HOSTILE_FOREIGN", 2000), envInt(b, "HOSTILE_PENDING_PODS", 10000)
+	start := time.Now()
+
+	b.Run("idle", func(b *testing.B) { op.report(b, heapSamples) })
+	b.Run(fmt.Sprintf("load/simulators=%d,annotations-KiB=%d,foreign=%d", sims, annotationKiB, foreign), func(b *testing.B) {
+		created := time.Now()
+		createHostileLoad(b, admin, sims, annotationKiB, foreign)
+		waitSimulatorsHandled(b, admin, op, sims)
+		b.ReportMetric(time.Since(created).Seconds(), "s-to-all-handled")
+		op.report(b, heapSamples)
+		report(b, "cr-change-to-template", crChangeToTemplate(b, admin, envInt(b, "REACTION_BENCH_SAMPLES", 100)))
+		b.ReportMetric(float64(foreignLeft(b, admin)), "foreign-objects-left")
+	})
+	refuseHostileConfigs(b, admin, op, heapSamples)
+	b.Run("rbac-rule-100-items/apiserver", func(b *testing.B) { refuseLargeRule(b, admin) })
+	b.Run(fmt.Sprintf("unserved/pods=%d", pending), func(b *testing.B) { unservedSeries(b, admin, op, pending, heapSamples) })
+	b.Run("end", func(b *testing.B) {
+		op.report(b, heapSamples)
+		started := op.metric(b, "process_start_time_seconds")
+		b.ReportMetric(float64(time.Now().Unix())-started, "operator-uptime-s")
+		b.ReportMetric(time.Since(start).Seconds(), "bench-s")
+	})
+}
+
+// ownLabels are labels matching simulatorcontroller.Selector, the selector
+// of the objects the operator makes for Simulators: any namespace user may
+// write them.
+func ownLabels(b *testing.B) map[string]string {
+	sel, err := labels.Parse(simulatorcontroller.Selector)
+	if err != nil {
+		b.Fatal(err)
+	}
+	reqs, _ := sel.Requirements()
+	out := map[string]string{}
+	for _, r := range reqs {
+		switch r.Operator() {
+		case selection.Exists:
+			out[r.Key()] = "not-a-simulator"
+		case selection.Equals, selection.DoubleEquals, selection.In:
+			out[r.Key()] = r.Values().List()[0]
+		}
+	}
+	return out
+}
+
+const (
+	hostileSimulators = "hostile-simulators"
+	foreignSpaces     = 20
+)
+
+func foreignNamespace(i int) string { return fmt.Sprintf("hostile-foreign-%02d", i%foreignSpaces) }
+
+func createHostileLoad(b *testing.B, admin *framework.Clients, sims, annotationKiB, foreign int) {
+	ctx := context.Background()
+	kube := admin.Kube
+	for _, ns := range append([]string{hostileSimulators}, func() (out []string) {
+		for i := range foreignSpaces {
+			out = append(out, foreignNamespace(i))
+		}
+		return out
+	}()...) {
+		if _, err := kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil &&
+			!apierrors.IsAlreadyExists(err) {
+			b.Fatal(err)
+		}
+	}
+	notes := map[string]string{"example.com/notes": strings.Repeat("x", annotationKiB<<10)}
+	parallel(b, sims, func(i int) error {
+		_, err := admin.Operator.SimulationV1alpha1().Simulators(hostileSimulators).Create(ctx,
+			&simv1alpha1.Simulator{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("sim-%04d", i), Annotations: notes}}, metav1.CreateOptions{})
+		return err
+	})
+	own := ownLabels(b)
+	small := map[string]string{"example.com/notes": strings.Repeat("x", 4<<10)}
+	parallel(b, foreign, func(i int) error {
+		meta := metav1.ObjectMeta{Name: fmt.Sprintf("foreign-%04d", i), Namespace: foreignNamespace(i), Labels: own, Annotations: small}
+		if _, err := kube.NetworkingV1().NetworkPolicies(meta.Namespace).Create(ctx, &networkingv1.NetworkPolicy{ObjectMeta: meta}, metav1.CreateOptions{}); err != nil {
+			return err
+		}
+		// Pending for good: no node has the label.
+		_, err := kube.CoreV1().Pods(meta.Namespace).Create(ctx, &corev1.Pod{ObjectMeta: meta, Spec: corev1.PodSpec{
+			AutomountServiceAccountToken: ptr.To(false), NodeSelector: map[string]string{"example.com/none": "none"},
+			Containers: []corev1.Container{{Name: "app", Image: "registry.k8s.io/pause:3.10"}},
+		}}, metav1.CreateOptions{})
+		return err
+	})
+}
+
+// waitSimulatorsHandled waits until every Simulator has its Pod and the
+// operator counts them all, then until its requests stop for 5 s.
+func waitSimulatorsHandled(b *testing.B, admin *framework.Clients, op *operatorProcess, n int) {
+	ctx := context.Background()
+	waitUntil(b, 20*time.Minute, fmt.Sprintf("%d Simulator Pods, all counted", n), func() (bool, string) {
+		pods, err := admin.Kube.CoreV1().Pods(hostileSimulators).List(ctx, metav1.ListOptions{LabelSelector: simulatorcontroller.Selector})
+		if err != nil {
+			return false, err.Error()
+		}
+		samples, err := op.metrics()
+		if err != nil {
+			return false, err.Error()
+		}
+		counted, _ := sum(samples, "secondary_scheduler_operator_simulators")
+		return len(pods.Items) >= n && int(counted) >= n, fmt.Sprintf("%d Pods, %.0f counted", len(pods.Items), counted)
+	})
+	framework.WaitForStable(ctx, b, 5*time.Second, "the operator's requests", func() (float64, error) {
+		samples, err := op.metrics()
+		v, _ := sum(samples, "rest_client_requests_total")
+		return v, err
+	})
+}
+
+// foreignLeft counts the foreign NetworkPolicies and Pods still there: the
+// operator must leave them alone.
+func foreignLeft(b *testing.B, admin *framework.Clients) int {
+	ctx := context.Background()
+	n := 0
+	for i := range foreignSpaces {
+		nps, err := admin.Kube.NetworkingV1().NetworkPolicies(foreignNamespace(i)).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		pods, err := admin.Kube.CoreV1().Pods(foreignNamespace(i)).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		n += len(nps.Items) + len(pods.Items)
+	}
+	return n
+}
+
+// refuseHostileConfigs points the SecondaryScheduler at ConfigMap
+// bench-config, then measures each hostile configuration's refusal by the
+// controller (or the API server), by render and by diff.
+func refuseHostileConfigs(b *testing.B, admin *framework.Clients, op *operatorProcess, heapSamples int) {
+	ctx := context.Background()
+	configMaps := admin.Kube.CoreV1().ConfigMaps(render.OperandNamespace)
+	if _, err := configMaps.Create(ctx, benchConfig(0), metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		b.Fatal(err)
+	}
+	if err := admin.UpdateSecondaryScheduler(ctx, func(s *secondaryschedulerv1.SecondarySchedulerSpec) { s.SchedulerConfig = "bench-config" }); err != nil {
+		b.Fatal(err)
+	}
+	samples := envInt(b, "HOSTILE_CONFIG_SAMPLES", 10)
+	dir := b.TempDir()
+	kubeconfig := os.Getenv(stackKubeconfigEnv)
+	binary := os.Getenv(stackBinaryEnv)
+	cases := append([]hostile.Case{{Name: "valid", Config: benchConfig(0).Data[render.ConfigKey], FitsConfigMap: true}}, hostile.Cases()...)
+	for _, c := range cases {
+		valid := c.Name == "valid"
+		if !valid && c.FitsConfigMap {
+			b.Run("configmap="+c.Name+"/controller", func(b *testing.B) {
+				refused, allocated := badConfigToDegraded(b, admin, samples, benchConfig, func(int) string { return c.Config },
+					func() float64 { return op.metric(b, "go_memstats_alloc_bytes_total") / (1 << 20) })
+				report(b, "refused", refused)
+				reportSpread(b, "allocated", "MiB", allocated)
+				op.report(b, heapSamples)
+			})
+		}
+		if !c.FitsConfigMap {
+			b.Run("configmap="+c.Name+"/apiserver", func(b *testing.B) {
+				cm := benchConfig(1)
+				cm.Data[render.ConfigKey] = c.Config
+				var times []time.Duration
+				for range samples {
+					t0 := time.Now()
+					_, err := configMaps.Update(ctx, cm, metav1.UpdateOptions{})
+					times = append(times, time.Since(t0))
+					if !apierrors.IsInvalid(err) && !apierrors.IsRequestEntityTooLargeError(err) {
+						b.Fatalf("the API server took a ConfigMap of %d bytes: %v", len(c.Config), err)
+					}
+				}
+				report(b, "refused", times)
+			})
+		}
+		input, err := hostile.RenderInput("bench-config", c.Config)
+		if err != nil {
+			b.Fatal(err)
+		}
+		file := filepath.Join(dir, c.Name+".yaml")
+		if err := os.WriteFile(file, []byte(input), 0o644); err != nil {
+			b.Fatal(err)
+		}
+		for _, command := range [][]string{{"render", "-f", file}, {"diff", "-f", file, "--kubeconfig", kubeconfig}} {
+			b.Run("configmap="+c.Name+"/"+command[0], func(b *testing.B) { runCommand(b, binary, command, samples, valid) })
+		}
+	}
+}
+
+// runCommand runs the operator binary samples times: wall time and peak RSS
+// (getrusage), failing when it accepts hostile input or refuses valid input.
+func runCommand(b *testing.B, binary string, args []string, samples int, valid bool) {
+	var times []time.Duration
+	var peaks []float64
+	for range samples {
+		cmd := exec.Command(binary, args...)
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		t0 := time.Now()
+		err := cmd.Run()
+		times = append(times, time.Since(t0))
+		if _, exited := err.(*exec.ExitError); err != nil && !exited {
+			b.Fatal(err)
+		}
+		if refused := err != nil; refused == valid {
+			b.Fatalf("%s: exit status %d: %s", strings.Join(args, " "), cmd.ProcessState.ExitCode(), stderr.String())
+		}
+		peaks = append(peaks, float64(cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss)/1024)
+	}
+	report(b, "wall", times)
+	reportSpread(b, "rss-peak", "MiB", peaks)
+}
+
+// refuseLargeRule times the API server's refusal of a spec.rbac rule with
+// 100 items in each list.
+func refuseLargeRule(b *testing.B, admin *framework.Clients) {
+	ctx := context.Background()
+	crs := admin.Operator.OperatorV1().SecondarySchedulers()
+	many := make([]string, 100)
+	for i := range many {
+		many[i] = fmt.Sprint("x", i)
+	}
+	var times []time.Duration
+	for range 20 {
+		ss, err := crs.Get(ctx, secondaryschedulerv1.SingletonName, metav1.GetOptions{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		ss.Spec.RBAC = &secondaryschedulerv1.SchedulerRBAC{ClusterRules: []rbacv1.PolicyRule{{APIGroups: many, Resources: many, Verbs: many, ResourceNames: many}}}
+		t0 := time.Now()
+		_, err = crs.Update(ctx, ss, metav1.UpdateOptions{})
+		times = append(times, time.Since(t0))
+		if !apierrors.IsInvalid(err) {
+			b.Fatalf("the rule was not refused as invalid: %v", err)
+		}
+	}
+	report(b, "refused", times)
+}
+
+// unservedSeries creates n pending pods, each with a schedulerName of its
+// own, waits until the operator counts them all, and reports the series of
+// unserved_pods beside their bound (the served schedulerNames, one here, the
+// others with the most pods, and "_other").
+func unservedSeries(b *testing.B, admin *framework.Clients, op *operatorProcess, n, heapSamples int) {
+	ctx := context.Background()
+	ns := "hostile-unserved"
+	if _, err := admin.Kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
+		b.Fatal(err)
+	}
+	created := time.Now()
+	parallel(b, n, func(i int) error {
+		_, err := admin.Kube.CoreV1().Pods(ns).Create(ctx, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("p-%05d", i)}, Spec: corev1.PodSpec{
+			SchedulerName: fmt.Sprintf("typo-%05d", i), AutomountServiceAccountToken: ptr.To(false),
+			Containers: []corev1.Container{{Name: "app", Image: "registry.k8s.io/pause:3.10"}},
+		}}, metav1.CreateOptions{})
+		return err
+	})
+	const name = "secondary_scheduler_operator_unserved_pods"
+	var series int
+	waitUntil(b, 15*time.Minute, fmt.Sprintf("unserved_pods counting %d pods", n), func() (bool, string) {
+		samples, err := op.metrics()
+		if err != nil {
+			return false, err.Error()
+		}
+		var counted float64
+		counted, series = sum(samples, name)
+		return int(counted) >= n, fmt.Sprintf("%.0f pods in %d series", counted, series)
+	})
+	b.ReportMetric(time.Since(created).Seconds(), "s-to-all-counted")
+	b.ReportMetric(float64(series), "series")
+	b.ReportMetric(float64(1+metrics.MaxOtherSchedulerNames+1), "series-bound")
+	op.report(b, heapSamples)
+}

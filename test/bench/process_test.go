@@ -1,0 +1,208 @@
+package bench
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"k8s.io/client-go/rest"
+)
+
+// operatorProcess is the operator binary running as a host process (its PID
+// and the https address of its --listen), read as an administrator.
+type operatorProcess struct {
+	url    string
+	pid    int
+	client *http.Client
+}
+
+// newOperatorProcess reads the operator's endpoints with admin's client
+// certificate: the operator serves a certificate of its own making.
+func newOperatorProcess(admin *rest.Config, url string, pid int) (*operatorProcess, error) {
+	cfg := rest.CopyConfig(admin)
+	cfg.TLSClientConfig = rest.TLSClientConfig{Insecure: true, CertFile: admin.CertFile, KeyFile: admin.KeyFile,
+		CertData: admin.CertData, KeyData: admin.KeyData}
+	client, err := rest.HTTPClientFor(cfg)
+	if err != nil {
+		return nil, err
+	}
+	client.Timeout = 30 * time.Second
+	return &operatorProcess{url: strings.TrimSuffix(url, "/"), pid: pid, client: client}, nil
+}
+
+func (p *operatorProcess) get(path string) ([]byte, error) {
+	resp, err := p.client.Get(p.url + path)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("GET %s: %s: %.200s", path, resp.Status, body)
+	}
+	return body, nil
+}
+
+// heapAfterGC is the operator's HeapAlloc right after a garbage collection:
+// its profiling endpoint collects first when asked with gc=1, and the text
+// profile ends with the runtime's MemStats.
+func (p *operatorProcess) heapAfterGC() (uint64, error) {
+	body, err := p.get("/debug/pprof/heap?gc=1&debug=1")
+	if err != nil {
+		return 0, err
+	}
+	return heapAllocOf(body)
+}
+
+// heapAllocOf reads "# HeapAlloc = N" from a text heap profile.
+func heapAllocOf(profile []byte) (uint64, error) {
+	s := bufio.NewScanner(bytes.NewReader(profile))
+	s.Buffer(make([]byte, 1<<20), 1<<20)
+	for s.Scan() {
+		if v, ok := strings.CutPrefix(s.Text(), "# HeapAlloc = "); ok {
+			return strconv.ParseUint(strings.TrimSpace(v), 10, 64)
+		}
+	}
+	return 0, fmt.Errorf("no HeapAlloc in the heap profile (%d bytes)", len(profile))
+}
+
+// metrics returns the operator's /metrics as sample lines ("name{labels} value").
+func (p *operatorProcess) metrics() ([]string, error) {
+	body, err := p.get("/metrics")
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, line := range strings.Split(string(body), "\n") {
+		if line != "" && !strings.HasPrefix(line, "#") {
+			out = append(out, line)
+		}
+	}
+	return out, nil
+}
+
+// sum adds up every series of metric name (any labels) in samples, and
+// counts them.
+func sum(samples []string, name string) (total float64, series int) {
+	for _, line := range samples {
+		rest, ok := strings.CutPrefix(line, name)
+		if !ok || (rest[0] != ' ' && rest[0] != '{') {
+			continue
+		}
+		fields := strings.Fields(rest[strings.LastIndex(rest, "}")+1:])
+		if len(fields) == 0 {
+			continue
+		}
+		if v, err := strconv.ParseFloat(fields[0], 64); err == nil {
+			total += v
+			series++
+		}
+	}
+	return total, series
+}
+
+// metric is the sum of metric name's series on /metrics, failing b when it has none.
+func (p *operatorProcess) metric(b *testing.B, name string) float64 {
+	b.Helper()
+	samples, err := p.metrics()
+	if err != nil {
+		b.Fatal(err)
+	}
+	v, n := sum(samples, name)
+	if n == 0 {
+		b.Fatalf("the operator's /metrics has no %s", name)
+	}
+	return v
+}
+
+// status reads VmRSS and VmHWM (the peak RSS) of the process, in MiB; an
+// error when it is gone or a zombie.
+func (p *operatorProcess) status() (rss, peak float64, err error) {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", p.pid))
+	if err != nil {
+		return 0, 0, fmt.Errorf("the operator (pid %d) is gone: %w", p.pid, err)
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		f := strings.Fields(line)
+		if len(f) < 2 {
+			continue
+		}
+		kib, _ := strconv.ParseFloat(f[1], 64)
+		switch f[0] {
+		case "State:":
+			if f[1] == "Z" || f[1] == "X" {
+				return 0, 0, fmt.Errorf("the operator (pid %d) exited", p.pid)
+			}
+		case "VmRSS:":
+			rss = kib / 1024
+		case "VmHWM:":
+			peak = kib / 1024
+		}
+	}
+	return rss, peak, nil
+}
+
+// report prints the operator's heap after a GC, samples times a second apart
+// (min, median, max), its RSS now and at its peak, and fails b if the process
+// is gone.
+func (p *operatorProcess) report(b *testing.B, samples int) {
+	b.Helper()
+	var heaps []float64
+	for i := range samples {
+		if i > 0 {
+			time.Sleep(time.Second)
+		}
+		h, err := p.heapAfterGC()
+		if err != nil {
+			b.Fatal(err)
+		}
+		heaps = append(heaps, mib(h))
+	}
+	reportSpread(b, "heap", "MiB", heaps)
+	rss, peak, err := p.status()
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportMetric(rss, "rss-MiB")
+	b.ReportMetric(peak, "rss-peak-MiB")
+}
+
+// reportSpread reports the min, median and max of values, and how many there are.
+func reportSpread(b *testing.B, name, unit string, values []float64) {
+	v := slices.Clone(values)
+	slices.Sort(v)
+	b.ReportMetric(v[0], name+"-min-"+unit)
+	b.ReportMetric(v[len(v)/2], name+"-median-"+unit)
+	b.ReportMetric(v[len(v)-1], name+"-max-"+unit)
+	b.ReportMetric(float64(len(v)), name+"-samples")
+}
+
+// waitUntil polls cond every second for up to timeout.
+func waitUntil(b *testing.B, timeout time.Duration, what string, cond func() (bool, string)) {
+	b.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	for {
+		ok, state := cond()
+		if ok {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			b.Fatalf("%s: not within %s (%s)", what, timeout, state)
+		case <-time.After(time.Second):
+		}
+	}
+}

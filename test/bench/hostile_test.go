@@ -53,9 +53,9 @@ const (
 //   - configmap=CASE/controller: each hostile.Cases configuration written into
 //     the user's ConfigMap, timed to the SecondaryScheduler's Degraded
 //     (HOSTILE_CONFIG_SAMPLES, 10), with the bytes the operator allocated
-//     meanwhile; configmap=CASE/apiserver for those the API server refuses;
-//   - configmap=CASE/render and /diff: the binary's wall time and peak RSS
-//     (getrusage) refusing it, beside those of a valid input;
+//     and the CPU time it used meanwhile (reading /metrics included); configmap=CASE/apiserver for those the API server refuses;
+//   - configmap=CASE/render and /diff: the binary's wall time, peak RSS and
+//     CPU time (getrusage) refusing it, beside those of a valid input;
 //   - rbac-rule-100-items: a spec.rbac rule with 100 items in each list,
 //     refused by the API server (the CRD's maxItems);
 //   - unserved/pods=N: HOSTILE_PENDING_PODS (10000) pending pods, each with a
@@ -235,10 +235,11 @@ func refuseHostileConfigs(b *testing.B, admin *framework.Clients, op *operatorPr
 		valid := c.Name == "valid"
 		if !valid && c.FitsConfigMap {
 			b.Run("configmap="+c.Name+"/controller", func(b *testing.B) {
-				refused, allocated := badConfigToDegraded(b, admin, samples, benchConfig, func(int) string { return c.Config },
-					func() float64 { return op.metric(b, "go_memstats_alloc_bytes_total") / (1 << 20) })
+				refused, grown := badConfigToDegraded(b, admin, samples, benchConfig, func(int) string { return c.Config },
+					func() float64 { return op.metric(b, "go_memstats_alloc_bytes_total") / (1 << 20) }, op.cpuMillis)
 				report(b, "refused", refused)
-				reportSpread(b, "allocated", "MiB", allocated)
+				reportSpread(b, "allocated", "MiB", grown[0])
+				reportSpread(b, "cpu", "ms", grown[1])
 				op.report(b, heapSamples)
 			})
 		}
@@ -272,11 +273,12 @@ func refuseHostileConfigs(b *testing.B, admin *framework.Clients, op *operatorPr
 	}
 }
 
-// runCommand runs the operator binary samples times: wall time and peak RSS
-// (getrusage), failing when it accepts hostile input or refuses valid input.
+// runCommand runs the operator binary samples times: wall time, peak RSS and
+// CPU time (getrusage; on a busy machine the wall time is mostly waiting),
+// failing when it accepts hostile input or refuses valid input.
 func runCommand(b *testing.B, binary string, args []string, samples int, valid bool) {
 	var times []time.Duration
-	var peaks []float64
+	var peaks, cpu []float64
 	for range samples {
 		cmd := exec.Command(binary, args...)
 		var stderr strings.Builder
@@ -291,9 +293,11 @@ func runCommand(b *testing.B, binary string, args []string, samples int, valid b
 			b.Fatalf("%s: exit status %d: %s", strings.Join(args, " "), cmd.ProcessState.ExitCode(), stderr.String())
 		}
 		peaks = append(peaks, float64(cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss)/1024)
+		cpu = append(cpu, float64((cmd.ProcessState.UserTime()+cmd.ProcessState.SystemTime()).Microseconds())/1000)
 	}
 	report(b, "wall", times)
 	reportSpread(b, "rss-peak", "MiB", peaks)
+	reportSpread(b, "cpu", "ms", cpu)
 }
 
 // refuseLargeRule times the API server's refusal of a spec.rbac rule with

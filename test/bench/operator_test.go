@@ -114,7 +114,7 @@ func BenchmarkOperatorReactions(b *testing.B) {
 		// percentageOfNodesToScore is a percentage: kube-scheduler refuses 101 and more.
 		refused, _ := badConfigToDegraded(b, env.Admin, samples, userConfig, func(i int) string {
 			return fmt.Sprintf("apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\npercentageOfNodesToScore: %d\n", 101+i)
-		}, nil)
+		})
 		report(b, "bad-config-to-degraded", refused)
 		report(b, "simulator-change-to-pod", simulatorChangeToPod(b, env, samples))
 		report(b, "failed-rollout-rolled-back", failedRolloutToRolledBack(b, env, samples, userConfig))
@@ -156,9 +156,10 @@ const metricsService, leaderElection = "secondary-scheduler-metrics", "secondary
 // badConfigToDegraded writes bad(i), a configuration the operator refuses,
 // into the user's ConfigMap and times until the SecondaryScheduler says
 // Degraded; good(i) is written back (and Degraded cleared) before the next
-// sample. With cost, it also returns how much cost() grew over each refusal.
+// sample. It also returns, for each of costs, how much it grew over each
+// refusal.
 func badConfigToDegraded(b *testing.B, admin *framework.Clients, samples int, good func(int) *corev1.ConfigMap, bad func(int) string,
-	cost func() float64) ([]time.Duration, []float64) {
+	costs ...func() float64) ([]time.Duration, [][]float64) {
 	b.Helper()
 	ctx := context.Background()
 	configMaps := admin.Kube.CoreV1().ConfigMaps(render.OperandNamespace)
@@ -174,25 +175,25 @@ func badConfigToDegraded(b *testing.B, admin *framework.Clients, samples int, go
 		}
 	}
 	var out []time.Duration
-	var costs []float64
+	grown := make([][]float64, len(costs))
 	for i := range samples {
 		refused := good(i)
 		refused.Data[render.ConfigKey] = bad(i)
-		before := 0.0
-		if cost != nil {
-			before = cost()
+		before := make([]float64, len(costs))
+		for k, cost := range costs {
+			before[k] = cost()
 		}
 		out = append(out, measure(b, 1, fromNow(crs.List, crs.Watch, "cluster"),
 			func() error { _, err := configMaps.Update(ctx, refused, metav1.UpdateOptions{}); return err },
 			degraded(operatorv1.ConditionTrue))...)
-		if cost != nil {
-			costs = append(costs, cost()-before)
+		for k, cost := range costs {
+			grown[k] = append(grown[k], cost()-before[k])
 		}
 		measure(b, 1, fromNow(crs.List, crs.Watch, "cluster"),
 			func() error { _, err := configMaps.Update(ctx, good(i), metav1.UpdateOptions{}); return err },
 			degraded(operatorv1.ConditionFalse))
 	}
-	return out, costs
+	return out, grown
 }
 
 // failedRolloutToRolledBack times, for configurations kube-scheduler refuses

@@ -154,6 +154,23 @@ func (p *operatorProcess) status() (rss, peak float64, err error) {
 	return rss, peak, nil
 }
 
+// cpuMillis is the CPU time the process has used (user and system), in ms.
+func (p *operatorProcess) cpuMillis() float64 {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", p.pid))
+	if err != nil {
+		return 0
+	}
+	// The fields after the command name, which is in parentheses: utime
+	// and stime are the 12th and 13th, in clock ticks of 10 ms.
+	f := strings.Fields(string(data[bytes.LastIndexByte(data, ')')+1:]))
+	if len(f) < 13 {
+		return 0
+	}
+	utime, _ := strconv.ParseFloat(f[11], 64)
+	stime, _ := strconv.ParseFloat(f[12], 64)
+	return (utime + stime) * 10
+}
+
 // report prints the operator's heap after a GC, samples times a second apart
 // (min, median, max), its RSS now and at its peak, and fails b if the process
 // is gone.

@@ -33,6 +33,7 @@ import (
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/metrics"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/operandstatuscontroller"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/operatorclient"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/simulatorcontroller"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/staticresources"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/targetconfigcontroller"
@@ -62,7 +63,7 @@ func RunOperator(ctx context.Context, cc *controllercmd.ControllerContext, opts 
 	versions := status.NewVersionGetter()
 	seedVersions(nil, versions)
 
-	controllers := newControllers(cc, c, versions, opts)
+	controllers := newControllers(cc, c, versions, openShift, opts)
 	if openShift {
 		configInformers, openShiftControllers, err := newOpenShiftControllers(ctx, cc, c.crConfig, c.operatorClient, versions)
 		if err != nil {
@@ -128,18 +129,18 @@ func newClients(cc *controllercmd.ControllerContext) (*clients, error) {
 	// Only pending, unbound pods of schedulers other than the default one.
 	c.waitingPods = informers.NewSharedInformerFactoryWithOptions(c.kube, resync, informers.WithTweakListOptions(unservedpodscontroller.PodListOptions),
 		informers.WithTransform(trim.PendingPods))
-	c.grantableRole = kubecache.NewNamedClusterRoleInformers(c.kube, targetconfigcontroller.GrantableClusterRole)
+	c.grantableRole = kubecache.NewNamedClusterRoleInformers(c.kube, render.GrantableClusterRole)
 	c.factories = append(c.factories, c.kubeInformers, c.crInformers, c.simulatorObjects, c.grantableRole, c.waitingPods)
 	return c, nil
 }
 
 // newControllers are the controllers of the SecondaryScheduler that run
 // everywhere, OpenShift or not.
-func newControllers(cc *controllercmd.ControllerContext, c *clients, versions status.VersionGetter, opts Options) []factory.Controller {
+func newControllers(cc *controllercmd.ControllerContext, c *clients, versions status.VersionGetter, openShift bool, opts Options) []factory.Controller {
 	return []factory.Controller{
 		staticresources.NewStaticResourcesController(staticresources.ControllerName, c.cachedKube, c.kubeInformers, c.operatorClient, cc.EventRecorder),
 		targetconfigcontroller.NewTargetConfigController(c.operatorClient, c.cachedKube, c.kubeInformers, c.grantableRole.Rbac().V1().ClusterRoles(),
-			staticresources.DeleteAll(c.kube), cc.EventRecorder),
+			staticresources.DeleteAll(c.kube), observerWait(openShift), cc.EventRecorder),
 		managementstatecontroller.NewOperatorManagementStateController(operatorName, c.operatorClient, cc.EventRecorder),
 		loglevel.NewClusterOperatorLoggingController(c.operatorClient, cc.EventRecorder),
 		// Conditions of earlier releases that nothing sets any more.
@@ -223,4 +224,14 @@ func clientConfig(config *rest.Config) *rest.Config {
 	// runs, for traffic that stays in the cluster.
 	c.DisableCompression = true
 	return c
+}
+
+// observerWait is how long a new SecondaryScheduler's first rollout waits for
+// the config observer, which runs only on OpenShift: started before it, the
+// scheduler would restart as soon as the cluster's TLS profile is observed.
+func observerWait(openShift bool) time.Duration {
+	if !openShift {
+		return 0
+	}
+	return 30 * time.Second
 }

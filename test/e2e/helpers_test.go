@@ -216,15 +216,11 @@ func containerImages(spec corev1.PodSpec) string {
 func (c *cluster) extraRBACMatches(ctx context.Context, want *render.Objects) error {
 	rbac := c.admin.Kube.RbacV1()
 	var wantCluster, wantNamespaced []rbacv1.PolicyRule
-	for _, r := range want.ClusterRoles {
-		if r.Name == render.ExtraRBACName {
-			wantCluster = r.Rules
-		}
+	if r := want.Extra.ClusterRole; r != nil {
+		wantCluster = r.Rules
 	}
-	for _, r := range want.Roles {
-		if r.Name == render.ExtraRBACName {
-			wantNamespaced = r.Rules
-		}
+	if r := want.Extra.Role; r != nil {
+		wantNamespaced = r.Rules
 	}
 	cr, err := rbac.ClusterRoles().Get(ctx, render.ExtraRBACName, metav1.GetOptions{})
 	if err := rulesMatch("ClusterRole "+render.ExtraRBACName, cr, err, func() []rbacv1.PolicyRule { return cr.Rules }, wantCluster); err != nil {

@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/podhealth"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/rollout"
 )
 
 // revisionAnnotation is where the Deployment controller numbers ReplicaSets.
@@ -40,16 +41,16 @@ func joinMessages(problems []podProblem) string {
 	return strings.Join(msgs, "\n")
 }
 
-// rollout describes a Deployment still moving to its newest revision, or "" when it is done.
-func rollout(d *appsv1.Deployment, replicaSets []*appsv1.ReplicaSet) string {
+// rolloutProgress describes a Deployment still moving to its newest revision, or "" when it is done.
+func rolloutProgress(d *appsv1.Deployment, replicaSets []*appsv1.ReplicaSet) string {
+	if rollout.Complete(d) {
+		return ""
+	}
 	desired := int32(1)
 	if d.Spec.Replicas != nil {
 		desired = *d.Spec.Replicas
 	}
 	s := d.Status
-	if d.Generation == s.ObservedGeneration && s.UpdatedReplicas >= desired && s.Replicas == s.UpdatedReplicas && s.AvailableReplicas >= desired {
-		return ""
-	}
 	newRevision := d.Annotations[revisionAnnotation]
 	var old []string
 	for _, rs := range replicaSets {

@@ -43,21 +43,21 @@ func TestRollout(t *testing.T) {
 		Spec:       appsv1.DeploymentSpec{Replicas: ptr.To[int32](2)},
 		Status:     appsv1.DeploymentStatus{ObservedGeneration: 3, Replicas: 2, UpdatedReplicas: 2, AvailableReplicas: 2},
 	}
-	if msg := rollout(d, nil); msg != "" {
+	if msg := rolloutProgress(d, nil); msg != "" {
 		t.Errorf("a finished rollout reads %q", msg)
 	}
 	d.Status = appsv1.DeploymentStatus{ObservedGeneration: 3, Replicas: 3, UpdatedReplicas: 1, AvailableReplicas: 2}
 	old := &appsv1.ReplicaSet{ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{revisionAnnotation: "2"}}, Status: appsv1.ReplicaSetStatus{Replicas: 2}}
 	current := &appsv1.ReplicaSet{ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{revisionAnnotation: "3"}}, Status: appsv1.ReplicaSetStatus{Replicas: 1}}
 	want := "Deployment ns/s is rolling out revision 3 from revision 2: 1 of 2 pods updated, 2 available"
-	if msg := rollout(d, []*appsv1.ReplicaSet{old, current}); msg != want {
+	if msg := rolloutProgress(d, []*appsv1.ReplicaSet{old, current}); msg != want {
 		t.Errorf("rollout message\n got %q\nwant %q", msg, want)
 	}
 	// The old pods are gone, the new ones not yet available for minReadySeconds.
 	d.Status = appsv1.DeploymentStatus{ObservedGeneration: 3, Replicas: 2, UpdatedReplicas: 2, AvailableReplicas: 1}
 	old.Status.Replicas = 0
 	want = "Deployment ns/s is rolling out revision 3: 2 of 2 pods updated, 1 available"
-	if msg := rollout(d, []*appsv1.ReplicaSet{old, current}); msg != want {
+	if msg := rolloutProgress(d, []*appsv1.ReplicaSet{old, current}); msg != want {
 		t.Errorf("rollout message\n got %q\nwant %q", msg, want)
 	}
 }

@@ -222,7 +222,7 @@ func deploymentConditions(d *appsv1.Deployment, pods []*corev1.Pod, replicaSets 
 		}
 	}
 	progressing = condition(OperandProgressing, operatorv1.ConditionFalse, "AsExpected", "")
-	if msg := rollout(d, replicaSets); msg != "" {
+	if msg := rolloutProgress(d, replicaSets); msg != "" {
 		progressing = condition(OperandProgressing, operatorv1.ConditionTrue, "RollingOut", msg)
 	}
 	degraded = condition(OperandDegraded, operatorv1.ConditionFalse, "AsExpected", "")

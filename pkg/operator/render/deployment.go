@@ -4,11 +4,15 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"regexp"
+	"strconv"
 	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	secondaryschedulerv1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1"
@@ -16,46 +20,73 @@ import (
 
 const servingCertMountPath = "/var/run/secrets/serving-cert"
 
-// renderDeployment patches the Deployment template with the spec. Every value
-// taken from the spec is deep-copied: the result must never alias the informer
-// cache the SecondaryScheduler came from. Only what changes the pod goes into the
-// pod template, so a change elsewhere (managementState, operatorLogLevel, rbac)
-// does not roll the pods.
+// renderDeployment patches the Deployment template with the spec, in the
+// steps below; SpecField, after them, is their inverse. Every value taken
+// from the spec is deep-copied: the result must never alias the informer
+// cache the SecondaryScheduler came from. Only what changes the pod goes into
+// the pod template, so a change elsewhere (managementState,
+// operatorLogLevel, rbac) does not roll the pods.
 // It returns the Deployment and the hash of its pod template.
 func renderDeployment(d *appsv1.Deployment, ss *secondaryschedulerv1.SecondaryScheduler, observed observedConfig, configHash string, servingCert bool) (*appsv1.Deployment, string, error) {
 	spec := ss.Spec.DeepCopy()
 	pod := &d.Spec.Template.Spec
-	c := &pod.Containers[0]
+	schedulerContainer(&pod.Containers[0], spec, observed, servingCert)
+	if servingCert {
+		servingCertificate(pod)
+	}
+	userContainers(pod, spec)
+	placement(d, spec)
+	templateHash, err := hashes(d, configHash)
+	return d, templateHash, err
+}
 
+// schedulerContainer is the first container: the user's image, command and
+// settings around the flags the operator owns.
+func schedulerContainer(c *corev1.Container, spec *secondaryschedulerv1.SecondarySchedulerSpec, observed observedConfig, servingCert bool) {
 	c.Image = spec.SchedulerImage
 	c.Args = schedulerArgs(spec, observed, servingCert)
-	if sc := spec.SchedulerContainer; sc != nil {
-		if len(sc.Command) > 0 {
-			c.Command = sc.Command
-		}
-		c.Env = sc.Env
-		if sc.Resources != nil {
-			c.Resources = *sc.Resources
-		}
-		c.VolumeMounts = append(c.VolumeMounts, sc.VolumeMounts...)
-		c.SecurityContext = overlaySecurityContext(c.SecurityContext, sc.SecurityContext)
+	sc := spec.SchedulerContainer
+	if sc == nil {
+		return
 	}
-	if servingCert {
-		c.VolumeMounts = append(c.VolumeMounts, corev1.VolumeMount{
-			Name: secondaryschedulerv1.ServingCertVolumeName, MountPath: servingCertMountPath, ReadOnly: true,
-		})
-		pod.Volumes = append(pod.Volumes, corev1.Volume{
-			Name:         secondaryschedulerv1.ServingCertVolumeName,
-			VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{SecretName: ServingCertSecretName}},
-		})
+	if len(sc.Command) > 0 {
+		c.Command = sc.Command
 	}
+	c.Env = sc.Env
+	if sc.Resources != nil {
+		c.Resources = *sc.Resources
+	}
+	c.VolumeMounts = append(c.VolumeMounts, sc.VolumeMounts...)
+	c.SecurityContext = overlaySecurityContext(c.SecurityContext, sc.SecurityContext)
+}
 
-	// User containers run as written, but one that says nothing of its
-	// security runs restricted: no forced UID, read-only root or probes.
+// servingCertificate mounts the certificate service-ca issued into the
+// scheduler container; its volume follows the operator's own volumes.
+func servingCertificate(pod *corev1.PodSpec) {
+	c := &pod.Containers[0]
+	c.VolumeMounts = append(c.VolumeMounts, corev1.VolumeMount{
+		Name: secondaryschedulerv1.ServingCertVolumeName, MountPath: servingCertMountPath, ReadOnly: true,
+	})
+	pod.Volumes = append(pod.Volumes, corev1.Volume{
+		Name:         secondaryschedulerv1.ServingCertVolumeName,
+		VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{SecretName: ServingCertSecretName}},
+	})
+}
+
+// userContainers appends the sidecars after the scheduler container, the
+// init containers, and spec.volumes after the operator's volumes. User
+// containers run as written, but one that says nothing of its security runs
+// restricted: no forced UID, read-only root or probes.
+func userContainers(pod *corev1.PodSpec, spec *secondaryschedulerv1.SecondarySchedulerSpec) {
 	pod.Containers = append(pod.Containers, withRestrictedDefaults(spec.Sidecars)...)
 	pod.InitContainers = withRestrictedDefaults(spec.InitContainers)
 	pod.Volumes = append(pod.Volumes, spec.Volumes...)
+}
 
+// placement sets the replicas and where they run; several replicas prefer
+// distinct nodes.
+func placement(d *appsv1.Deployment, spec *secondaryschedulerv1.SecondarySchedulerSpec) {
+	pod := &d.Spec.Template.Spec
 	replicas := int32(1)
 	if spec.Replicas != nil {
 		replicas = *spec.Replicas
@@ -72,27 +103,92 @@ func renderDeployment(d *appsv1.Deployment, ss *secondaryschedulerv1.SecondarySc
 	if replicas > 1 && pod.Affinity == nil {
 		pod.Affinity = spreadOverNodes(d.Spec.Selector)
 	}
+}
 
+// hashes points the pod template at the configuration's immutable ConfigMap
+// and marks it with the configuration's hash and its own: a change of either
+// rolls the pods, and a failing rollout is known by its template hash.
+func hashes(d *appsv1.Deployment, configHash string) (string, error) {
 	if d.Spec.Template.Annotations == nil {
 		d.Spec.Template.Annotations = map[string]string{}
 	}
-	// Each configuration has its own immutable ConfigMap, so a change of it
-	// changes the pod template and rolls the pods.
 	d.Spec.Template.Annotations[ConfigHashAnnotation] = configHash
-	for i := range pod.Volumes {
-		if v := &pod.Volumes[i]; v.Name == secondaryschedulerv1.ConfigVolumeName {
+	for i := range d.Spec.Template.Spec.Volumes {
+		if v := &d.Spec.Template.Spec.Volumes[i]; v.Name == secondaryschedulerv1.ConfigVolumeName {
 			v.ConfigMap.Name = ConfigMapNameFor(configHash)
 		}
 	}
 	// Hashed as rendered, before the template hash itself is added.
 	data, err := json.Marshal(&d.Spec.Template)
 	if err != nil {
-		return nil, "", fmt.Errorf("encoding the pod template: %w", err)
+		return "", fmt.Errorf("encoding the pod template: %w", err)
 	}
 	sum := sha256.Sum256(data)
 	templateHash := hex.EncodeToString(sum[:8])
 	d.Spec.Template.Annotations[TemplateHashAnnotation] = templateHash
-	return d, templateHash, nil
+	return templateHash, nil
+}
+
+// podTemplateField matches a field of the Deployment's pod spec that comes from
+// a list the SecondaryScheduler fills: containers, initContainers or volumes.
+var podTemplateField = regexp.MustCompile(`^spec\.template\.spec\.(containers|initContainers|volumes)\[(\d+)\](.*)$`)
+
+// SpecField names the SecondaryScheduler field a field of the rendered
+// Deployment (as the API server names it when it refuses the Deployment) comes
+// from, for the sidecars, init containers and volumes the user wrote:
+// spec.template.spec.containers[2].ports[0] is spec.sidecars[1].ports[0]. It
+// follows renderDeployment's layout: the scheduler container first, then the
+// sidecars; the operator's volumes (config, serving certificate) first, then
+// spec.volumes. ok is false for a field the operator itself wrote.
+func SpecField(ss *secondaryschedulerv1.SecondaryScheduler, objs *Objects, deploymentField string) (field string, ok bool) {
+	m := podTemplateField.FindStringSubmatch(deploymentField)
+	if m == nil {
+		return "", false
+	}
+	i, err := strconv.Atoi(m[2])
+	if err != nil {
+		return "", false
+	}
+	spec := &ss.Spec
+	switch m[1] {
+	case "containers":
+		if i == 0 {
+			return "", false // the scheduler container
+		}
+		if j := i - 1; j < len(spec.Sidecars) {
+			return fmt.Sprintf("spec.sidecars[%d]%s", j, m[3]), true
+		}
+	case "initContainers":
+		if i < len(spec.InitContainers) {
+			return fmt.Sprintf("spec.initContainers[%d]%s", i, m[3]), true
+		}
+	case "volumes":
+		offset := len(objs.Deployment.Spec.Template.Spec.Volumes) - len(spec.Volumes)
+		if j := i - offset; j >= 0 && j < len(spec.Volumes) {
+			return fmt.Sprintf("spec.volumes[%d]%s", j, m[3]), true
+		}
+	}
+	return "", false
+}
+
+// RefusedSpecFields turns the API server's refusal of the Deployment into the
+// SecondaryScheduler fields the user wrote (sidecars, init containers,
+// volumes): the API server's own validation of a container, reported where
+// the user can find it. ok is false when a refused field is not one of those.
+func RefusedSpecFields(ss *secondaryschedulerv1.SecondaryScheduler, objs *Objects, err error) (string, bool) {
+	var status apierrors.APIStatus
+	if !apierrors.IsInvalid(err) || !errors.As(err, &status) || status.Status().Details == nil || len(status.Status().Details.Causes) == 0 {
+		return "", false
+	}
+	var lines []string
+	for _, cause := range status.Status().Details.Causes {
+		field, ok := SpecField(ss, objs, cause.Field)
+		if !ok {
+			return "", false
+		}
+		lines = append(lines, fmt.Sprintf("SecondaryScheduler %s: %s: %s", ss.Name, field, cause.Message))
+	}
+	return strings.Join(lines, "\n"), true
 }
 
 // overlaySecurityContext sets the fields the user set over the default: JSON

@@ -86,7 +86,7 @@ func ConfigMapProblem(cm *corev1.ConfigMap) string {
 	return ""
 }
 
-// Inputs is everything Render reads. It holds no clients: the caller fetches.
+// Inputs is everything Render reads. It holds no clients: the caller gathers.
 type Inputs struct {
 	SecondaryScheduler *secondaryschedulerv1.SecondaryScheduler
 	// UserConfig is the ConfigMap named by spec.schedulerConfig (namespace
@@ -97,25 +97,32 @@ type Inputs struct {
 	// with it; otherwise kube-scheduler serves with a self-signed certificate,
 	// which is what happens on Kubernetes without service-ca.
 	ServingCertAvailable bool
-	// RollbackConfigHash, when set, is the configuration the Deployment runs
-	// instead of the merged one: the last that ran, after the merged one failed
-	// to start. Its ConfigMap (ConfigMapNameFor) must still exist.
-	RollbackConfigHash string
 	// PodSecurityEnforce is the operand namespace's
 	// pod-security.kubernetes.io/enforce label, "" when it has none (then
 	// PodSecurityLabels' default applies). User containers and volumes are
 	// held to it.
 	PodSecurityEnforce string
+	// Ceiling is what spec.rbac is held to; nil leaves it unjudged (render
+	// reads files, and no cluster says what may be granted).
+	Ceiling *Ceiling
+	// LastKnownGood is the last configuration that ran (status.lastKnownGood),
+	// and LastKnownGoodConfig its ConfigMap (nil when gone). When both are
+	// there and sound, Objects.Rollback pins the Deployment to it.
+	LastKnownGood       *secondaryschedulerv1.Rollout
+	LastKnownGoodConfig *corev1.ConfigMap
 }
 
 // Objects is every object the operator applies for one SecondaryScheduler.
 type Objects struct {
-	Namespace           *corev1.Namespace
-	ServiceAccount      *corev1.ServiceAccount
-	ClusterRoles        []*rbacv1.ClusterRole
+	Namespace      *corev1.Namespace
+	ServiceAccount *corev1.ServiceAccount
+	// The fixed RBAC of the scheduler: its ClusterRole's binding, the leader
+	// election Role and the bindings in the operand namespace.
 	ClusterRoleBindings []*rbacv1.ClusterRoleBinding
 	Roles               []*rbacv1.Role
 	RoleBindings        []*rbacv1.RoleBinding
+	// Extra carries spec.rbac.
+	Extra ExtraRBAC
 	// ConfigMap holds the merged configuration under config.yaml, named by its
 	// hash (ConfigMapNameFor) and immutable.
 	ConfigMap *corev1.ConfigMap
@@ -126,15 +133,34 @@ type Objects struct {
 	SchedulerNames []string
 	// ConfigHash is the hex SHA-256 of the merged config.yaml.
 	ConfigHash string
-	// TemplateHash identifies the pod template that runs the merged
-	// configuration. It is the Deployment's unless Inputs.RollbackConfigHash
-	// pinned another configuration.
+	// TemplateHash identifies Deployment's pod template.
+	TemplateHash string
+	// Rollback is the Deployment pinned to Inputs.LastKnownGood, nil when
+	// there is no sound one other than the merged configuration.
+	Rollback *Pinned
+}
+
+// ExtraRBAC is the ClusterRole, Role and their bindings that carry
+// spec.rbac; a nil pair is one to delete.
+type ExtraRBAC struct {
+	ClusterRole        *rbacv1.ClusterRole
+	ClusterRoleBinding *rbacv1.ClusterRoleBinding
+	Role               *rbacv1.Role
+	RoleBinding        *rbacv1.RoleBinding
+}
+
+// Pinned is a Deployment that runs an earlier configuration.
+type Pinned struct {
+	Deployment   *appsv1.Deployment
+	ConfigHash   string
 	TemplateHash string
 }
 
 // Render turns a SecondaryScheduler (and the ConfigMap it names) into every object
 // the operator applies. It is pure: the same Inputs give the same Objects.
-// A problem with the inputs is returned as an *InputError listing all of them.
+// A problem with the inputs is returned as an *InputError listing all of
+// them; a well-formed spec.rbac the ceiling does not cover as an
+// *RBACRefusedError.
 func Render(in Inputs) (*Objects, error) {
 	ss := in.SecondaryScheduler
 	if ss == nil {
@@ -150,7 +176,30 @@ func Render(in Inputs) (*Objects, error) {
 	if err := errs.err(); err != nil {
 		return nil, err
 	}
+	o := fixedObjects(cfg)
+	o.Extra = extraRBAC(ss)
+	if o.Deployment, o.TemplateHash, err = renderDeployment(templates().deployment.DeepCopy(), ss, observed, cfg.hash, in.ServingCertAvailable); err != nil {
+		return nil, err
+	}
+	checkPodSecurity("SecondaryScheduler "+ss.Name, ss, &o.Deployment.Spec.Template, enforcedLevel(in.PodSecurityEnforce), errs)
+	if err := errs.err(); err != nil {
+		return nil, err
+	}
+	if err := judgeCeiling(ss, in.Ceiling); err != nil {
+		return nil, err
+	}
+	if o.Rollback, err = renderRollback(in, observed, cfg.hash); err != nil {
+		return nil, err
+	}
+	for _, obj := range o.All() {
+		setTypeMeta(obj)
+	}
+	return o, nil
+}
 
+// fixedObjects are the objects every SecondaryScheduler has, with the merged
+// configuration's ConfigMap.
+func fixedObjects(cfg *mergedConfig) *Objects {
 	t := templates()
 	o := &Objects{
 		Namespace:           t.namespace.DeepCopy(),
@@ -167,69 +216,73 @@ func Render(in Inputs) (*Objects, error) {
 	o.ConfigMap.Annotations = map[string]string{ConfigHashAnnotation: cfg.hash}
 	o.ConfigMap.Data = map[string]string{ConfigKey: string(cfg.yaml)}
 	o.ConfigMap.Immutable = ptr.To(true)
-	if rules := extraRules(ss).cluster; len(rules) > 0 {
-		role := t.extraClusterRole.DeepCopy()
-		role.Rules = rules
-		o.ClusterRoles = append(o.ClusterRoles, role)
-		o.ClusterRoleBindings = append(o.ClusterRoleBindings, t.extraClusterRoleBinding.DeepCopy())
+	return o
+}
+
+// renderRollback pins the Deployment to the last configuration that ran,
+// when it is another than the merged one and its ConfigMap is sound: a
+// rollback goes only to a configuration the operator can vouch for.
+func renderRollback(in Inputs, observed observedConfig, mergedHash string) (*Pinned, error) {
+	lkg, cm := in.LastKnownGood, in.LastKnownGoodConfig
+	if lkg == nil || lkg.ConfigHash == mergedHash || cm == nil || cm.Name != ConfigMapNameFor(lkg.ConfigHash) || ConfigMapProblem(cm) != "" {
+		return nil, nil
 	}
-	if rules := extraRules(ss).namespaced; len(rules) > 0 {
-		role := t.extraRole.DeepCopy()
-		role.Rules = rules
-		o.Roles = append(o.Roles, role)
-		o.RoleBindings = append(o.RoleBindings, t.extraRoleBinding.DeepCopy())
-	}
-	if o.Deployment, o.TemplateHash, err = renderDeployment(t.deployment.DeepCopy(), ss, observed, cfg.hash, in.ServingCertAvailable); err != nil {
+	d, templateHash, err := renderDeployment(templates().deployment.DeepCopy(), in.SecondaryScheduler, observed, lkg.ConfigHash, in.ServingCertAvailable)
+	if err != nil {
 		return nil, err
 	}
-	checkPodSecurity("SecondaryScheduler "+ss.Name, ss, &o.Deployment.Spec.Template, enforcedLevel(in.PodSecurityEnforce), errs)
-	if err := errs.err(); err != nil {
-		return nil, err
-	}
-	if h := in.RollbackConfigHash; h != "" && h != cfg.hash {
-		if o.Deployment, _, err = renderDeployment(t.deployment.DeepCopy(), ss, observed, h, in.ServingCertAvailable); err != nil {
-			return nil, err
-		}
-	}
-	for _, obj := range o.All() {
-		setTypeMeta(obj)
-	}
-	return o, nil
+	setTypeMeta(d)
+	return &Pinned{Deployment: d, ConfigHash: lkg.ConfigHash, TemplateHash: templateHash}, nil
 }
 
 // All returns every object in the order they are applied and printed:
 // namespace, service account, roles, bindings, config, service, deployment.
 func (o *Objects) All() []runtime.Object {
 	all := []runtime.Object{o.Namespace, o.ServiceAccount}
-	for _, r := range o.ClusterRoles {
-		all = append(all, r)
+	if o.Extra.ClusterRole != nil {
+		all = append(all, o.Extra.ClusterRole)
 	}
 	for _, b := range o.ClusterRoleBindings {
 		all = append(all, b)
 	}
+	if o.Extra.ClusterRoleBinding != nil {
+		all = append(all, o.Extra.ClusterRoleBinding)
+	}
 	for _, r := range o.Roles {
 		all = append(all, r)
+	}
+	if o.Extra.Role != nil {
+		all = append(all, o.Extra.Role)
 	}
 	for _, b := range o.RoleBindings {
 		all = append(all, b)
 	}
+	if o.Extra.RoleBinding != nil {
+		all = append(all, o.Extra.RoleBinding)
+	}
 	return append(all, o.ConfigMap, o.Service, o.Deployment)
 }
 
-type rules struct{ cluster, namespaced []rbacv1.PolicyRule }
-
-func extraRules(ss *secondaryschedulerv1.SecondaryScheduler) rules {
+// extraRBAC renders spec.rbac. Deep copies: the rendered objects must never
+// alias an informer's cache.
+func extraRBAC(ss *secondaryschedulerv1.SecondaryScheduler) ExtraRBAC {
+	var out ExtraRBAC
 	r := ss.Spec.RBAC
 	if r == nil {
-		return rules{}
+		return out
 	}
-	// Deep copies: the rendered objects must never alias an informer's cache.
-	var out rules
-	for i := range r.ClusterRules {
-		out.cluster = append(out.cluster, *r.ClusterRules[i].DeepCopy())
+	t := templates()
+	if len(r.ClusterRules) > 0 {
+		out.ClusterRole, out.ClusterRoleBinding = t.extraClusterRole.DeepCopy(), t.extraClusterRoleBinding.DeepCopy()
+		for i := range r.ClusterRules {
+			out.ClusterRole.Rules = append(out.ClusterRole.Rules, *r.ClusterRules[i].DeepCopy())
+		}
 	}
-	for i := range r.NamespacedRules {
-		out.namespaced = append(out.namespaced, *r.NamespacedRules[i].DeepCopy())
+	if len(r.NamespacedRules) > 0 {
+		out.Role, out.RoleBinding = t.extraRole.DeepCopy(), t.extraRoleBinding.DeepCopy()
+		for i := range r.NamespacedRules {
+			out.Role.Rules = append(out.Role.Rules, *r.NamespacedRules[i].DeepCopy())
+		}
 	}
 	return out
 }

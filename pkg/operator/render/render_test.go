@@ -239,9 +239,9 @@ func TestExtraRBAC(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(objs.ClusterRoles) != 0 || len(objs.Roles) != 1 || len(objs.ClusterRoleBindings) != 1 || len(objs.RoleBindings) != 2 {
-		t.Errorf("without spec.rbac: %d ClusterRoles, %d Roles, %d ClusterRoleBindings, %d RoleBindings",
-			len(objs.ClusterRoles), len(objs.Roles), len(objs.ClusterRoleBindings), len(objs.RoleBindings))
+	if objs.Extra != (ExtraRBAC{}) || len(objs.Roles) != 1 || len(objs.ClusterRoleBindings) != 1 || len(objs.RoleBindings) != 2 {
+		t.Errorf("without spec.rbac: extra %+v, %d Roles, %d ClusterRoleBindings, %d RoleBindings",
+			objs.Extra, len(objs.Roles), len(objs.ClusterRoleBindings), len(objs.RoleBindings))
 	}
 	rule := rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"get"}}
 	in.SecondaryScheduler.Spec.RBAC = &secondaryschedulerv1.SchedulerRBAC{NamespacedRules: []rbacv1.PolicyRule{rule}}
@@ -249,12 +249,13 @@ func TestExtraRBAC(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(objs.ClusterRoles) != 0 || len(objs.Roles) != 2 || objs.Roles[1].Name != ExtraRBACName ||
-		objs.RoleBindings[2].RoleRef.Name != ExtraRBACName || objs.Roles[1].Namespace != OperandNamespace {
-		t.Errorf("namespacedRules did not give Role+RoleBinding %s: %+v %+v", ExtraRBACName, objs.Roles, objs.RoleBindings)
+	role, binding := objs.Extra.Role, objs.Extra.RoleBinding
+	if objs.Extra.ClusterRole != nil || objs.Extra.ClusterRoleBinding != nil || role == nil || binding == nil ||
+		role.Name != ExtraRBACName || binding.RoleRef.Name != ExtraRBACName || role.Namespace != OperandNamespace {
+		t.Fatalf("namespacedRules did not give Role+RoleBinding %s alone: %+v", ExtraRBACName, objs.Extra)
 	}
 	// The rendered rule must not alias the CR (controllers get it from a cache).
-	objs.Roles[1].Rules[0].Verbs[0] = "delete"
+	role.Rules[0].Verbs[0] = "delete"
 	if rule.Verbs[0] != "get" || in.SecondaryScheduler.Spec.RBAC.NamespacedRules[0].Verbs[0] != "get" {
 		t.Error("rendered Role aliases spec.rbac")
 	}

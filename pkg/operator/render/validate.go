@@ -41,49 +41,8 @@ func validateSpec(ss *secondaryschedulerv1.SecondaryScheduler, servingCert bool,
 		errs.addf(src, "spec.logLevel", "%q is not one of Normal, Debug, Trace, TraceAll", spec.LogLevel)
 	}
 
-	volumes := map[string]bool{
-		secondaryschedulerv1.ConfigVolumeName:      true,
-		secondaryschedulerv1.ServingCertVolumeName: servingCert,
-		secondaryschedulerv1.APIAccessVolumeName:   true,
-	}
-	for i, v := range spec.Volumes {
-		p := index("spec.volumes", i) + ".name"
-		switch {
-		case v.Name == "":
-			errs.addf(src, p, "required")
-		case v.Name == secondaryschedulerv1.ConfigVolumeName || v.Name == secondaryschedulerv1.ServingCertVolumeName ||
-			v.Name == secondaryschedulerv1.APIAccessVolumeName:
-			errs.addf(src, p, "%q is reserved for the operator; choose another name", v.Name)
-		case volumes[v.Name]:
-			errs.addf(src, p, "duplicate %q", v.Name)
-		default:
-			volumes[v.Name] = true
-		}
-	}
-
-	containers := map[string]string{secondaryschedulerv1.SchedulerContainerName: "the scheduler container"}
-	checkContainers := func(field string, list []corev1.Container) {
-		for i := range list {
-			c := &list[i]
-			p := index(field, i)
-			switch prev, dup := containers[c.Name]; {
-			case c.Name == "":
-				errs.addf(src, p+".name", "required")
-			case c.Name == secondaryschedulerv1.SchedulerContainerName:
-				errs.addf(src, p+".name", "%q is reserved for the scheduler container; choose another name", c.Name)
-			case dup:
-				errs.addf(src, p+".name", "duplicate %q (also %s); sidecars and initContainers share one name space", c.Name, prev)
-			default:
-				containers[c.Name] = p
-			}
-			if c.Image == "" {
-				errs.addf(src, p+".image", "required")
-			}
-			checkMounts(src, p+".volumeMounts", c.VolumeMounts, volumes, errs)
-		}
-	}
-	checkContainers("spec.sidecars", spec.Sidecars)
-	checkContainers("spec.initContainers", spec.InitContainers)
+	volumes := checkVolumes(src, spec.Volumes, servingCert, errs)
+	checkUserContainers(src, spec, volumes, errs)
 
 	if r := spec.RBAC; r != nil {
 		checkRules(src, "spec.rbac.clusterRules", r.ClusterRules, true, errs)
@@ -98,6 +57,61 @@ func validateSpec(ss *secondaryschedulerv1.SecondaryScheduler, servingCert bool,
 			if path.Clean(m.MountPath) == configMountPath {
 				errs.addf(src, index(p, i)+".mountPath", "%s holds the merged scheduler configuration; mount elsewhere", configMountPath)
 			}
+		}
+	}
+}
+
+// checkVolumes refuses unnamed, reserved and duplicate spec.volumes, and
+// returns every volume a container may mount.
+func checkVolumes(src string, list []corev1.Volume, servingCert bool, errs *problems) map[string]bool {
+	volumes := map[string]bool{
+		secondaryschedulerv1.ConfigVolumeName:      true,
+		secondaryschedulerv1.ServingCertVolumeName: servingCert,
+		secondaryschedulerv1.APIAccessVolumeName:   true,
+	}
+	for i, v := range list {
+		p := index("spec.volumes", i) + ".name"
+		switch {
+		case v.Name == "":
+			errs.addf(src, p, "required")
+		case v.Name == secondaryschedulerv1.ConfigVolumeName || v.Name == secondaryschedulerv1.ServingCertVolumeName ||
+			v.Name == secondaryschedulerv1.APIAccessVolumeName:
+			errs.addf(src, p, "%q is reserved for the operator; choose another name", v.Name)
+		case volumes[v.Name]:
+			errs.addf(src, p, "duplicate %q", v.Name)
+		default:
+			volumes[v.Name] = true
+		}
+	}
+	return volumes
+}
+
+// checkUserContainers refuses sidecars and init containers without a name or
+// image, named like another or the scheduler, or mounting a volume that is
+// not there: sidecars and init containers share one name space.
+func checkUserContainers(src string, spec *secondaryschedulerv1.SecondarySchedulerSpec, volumes map[string]bool, errs *problems) {
+	containers := map[string]string{secondaryschedulerv1.SchedulerContainerName: "the scheduler container"}
+	for _, group := range []struct {
+		field string
+		list  []corev1.Container
+	}{{"spec.sidecars", spec.Sidecars}, {"spec.initContainers", spec.InitContainers}} {
+		for i := range group.list {
+			c := &group.list[i]
+			p := index(group.field, i)
+			switch prev, dup := containers[c.Name]; {
+			case c.Name == "":
+				errs.addf(src, p+".name", "required")
+			case c.Name == secondaryschedulerv1.SchedulerContainerName:
+				errs.addf(src, p+".name", "%q is reserved for the scheduler container; choose another name", c.Name)
+			case dup:
+				errs.addf(src, p+".name", "duplicate %q (also %s); sidecars and initContainers share one name space", c.Name, prev)
+			default:
+				containers[c.Name] = p
+			}
+			if c.Image == "" {
+				errs.addf(src, p+".image", "required")
+			}
+			checkMounts(src, p+".volumeMounts", c.VolumeMounts, volumes, errs)
 		}
 	}
 }

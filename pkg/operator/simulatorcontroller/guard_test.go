@@ -1,6 +1,8 @@
 package simulatorcontroller
 
 import (
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/message"
+
 	"context"
 	"slices"
 	"strings"
@@ -135,7 +137,7 @@ func TestHeldBackMessageIsCapped(t *testing.T) {
 	h := newHarness(t, newSimulator("sim", func(s *simv1alpha1.Simulator) { s.Spec.PodTemplate = &corev1.PodTemplateSpec{} }))
 	h.guard.Set(admissionguardcontroller.Verdict{Reason: "X", Message: strings.Repeat("é", 2000)})
 	h.sync()
-	if msg := *h.current().Status.Message; len(msg) > MaxMessageBytes || !strings.HasSuffix(msg, TruncatedMarker) {
+	if msg := *h.current().Status.Message; len(msg) > MaxMessageBytes || !strings.HasSuffix(msg, message.TruncatedMarker) {
 		t.Errorf("message of %d bytes: %q", len(msg), msg[len(msg)-10:])
 	}
 }

@@ -1,6 +1,8 @@
 package simulatorcontroller
 
 import (
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/message"
+
 	"context"
 	"fmt"
 	"strings"
@@ -242,26 +244,14 @@ func TestMessagesAreCapped(t *testing.T) {
 
 func checkCapped(t *testing.T, msg string) {
 	t.Helper()
-	if len(msg) > MaxMessageBytes || !utf8.ValidString(msg) || (len(msg) > MaxMessageBytes/2 && !strings.HasSuffix(msg, TruncatedMarker)) {
+	if len(msg) > MaxMessageBytes || !utf8.ValidString(msg) || (len(msg) > MaxMessageBytes/2 && !strings.HasSuffix(msg, message.TruncatedMarker)) {
 		t.Errorf("message of %d bytes, valid UTF-8 %v: ...%q", len(msg), utf8.ValidString(msg), msg[max(0, len(msg)-40):])
 	}
 }
 
-func TestCapped(t *testing.T) {
-	for _, tc := range []struct {
-		in   string
-		want string
-	}{
-		{"short", "short"},
-		{strings.Repeat("a", 40), strings.Repeat("a", 40)},
-		{strings.Repeat("a", 41), strings.Repeat("a", 40-len(TruncatedMarker)) + TruncatedMarker},
-		{strings.Repeat("é", 30), strings.Repeat("é", 12) + TruncatedMarker}, // 25 bytes leave room for 12 two-byte runes
-	} {
-		if got := capped(tc.in, 40); got != tc.want || len(got) > 40 {
-			t.Errorf("capped(%q) = %q, want %q", tc.in, got, tc.want)
-		}
-	}
-	if got := statusMessage(strings.Repeat("m", 2000), "; "+strings.Repeat("n", 2000)); len(got) != MaxMessageBytes || !strings.Contains(got, TruncatedMarker+"; nnn") {
+// The note (what is kept, and why) keeps its half of a status message.
+func TestStatusMessageKeepsTheNote(t *testing.T) {
+	if got := statusMessage(strings.Repeat("m", 2000), "; "+strings.Repeat("n", 2000)); len(got) != MaxMessageBytes || !strings.Contains(got, message.TruncatedMarker+"; nnn") {
 		t.Errorf("statusMessage of %d bytes: the note must keep its half", len(got))
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -12,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	simv1alpha1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/simulation/v1alpha1"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/message"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/podhealth"
 )
 
@@ -38,30 +38,14 @@ const MessageWaitingForPod = "waiting for the Pod to become ready"
 // MaxMessageBytes bounds every message the controller writes: status.message,
 // the conditions' messages and its events'. What it reports may echo what a
 // user wrote (an API error quoting a field, a container's status message);
-// a longer message is cut at a rune boundary and ends in TruncatedMarker.
+// a longer message is cut at a rune boundary and ends in message.TruncatedMarker.
 const MaxMessageBytes = 1024
-
-// TruncatedMarker ends a message cut to MaxMessageBytes.
-const TruncatedMarker = " ...[truncated]"
-
-// capped keeps msg whole when it fits in limit bytes, else its first bytes
-// cut at a rune boundary and TruncatedMarker, limit bytes in all.
-func capped(msg string, limit int) string {
-	if len(msg) <= limit {
-		return msg
-	}
-	cut := limit - len(TruncatedMarker)
-	for cut > 0 && !utf8.RuneStart(msg[cut]) {
-		cut--
-	}
-	return msg[:max(cut, 0)] + TruncatedMarker
-}
 
 // statusMessage is obs's message and note, within MaxMessageBytes: the note
 // (what is kept, and why) keeps up to half of it.
-func statusMessage(message, note string) string {
-	note = capped(note, MaxMessageBytes/2)
-	return capped(message, MaxMessageBytes-len(note)) + note
+func statusMessage(msg, note string) string {
+	note = message.Cap(note, MaxMessageBytes/2)
+	return message.Cap(msg, MaxMessageBytes-len(note)) + note
 }
 
 // failed is the observation of a sync that failed with err: Degraded,

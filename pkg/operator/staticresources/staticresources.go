@@ -6,15 +6,21 @@ package staticresources
 import (
 	"context"
 	"errors"
+	"fmt"
+	"slices"
+	"strings"
 
 	operatorv1 "github.com/openshift/api/operator/v1"
 	"github.com/openshift/library-go/pkg/operator/events"
 	"github.com/openshift/library-go/pkg/operator/resource/resourceapply"
 	"github.com/openshift/library-go/pkg/operator/staticresourcecontroller"
 	"github.com/openshift/library-go/pkg/operator/v1helpers"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
+	corev1listers "k8s.io/client-go/listers/core/v1"
 
 	"github.com/openshift/secondary-scheduler-operator/bindata"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/cached"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render"
 )
 
@@ -81,4 +87,38 @@ func stateIs(client v1helpers.OperatorClient, states ...operatorv1.ManagementSta
 		}
 	}
 	return false
+}
+
+// EnsurePodSecurityLabels puts back the Pod Security labels the operand
+// namespace lacks (render.PodSecurityLabels) and leaves those it has, an
+// administrator's stricter or looser choice included: library-go's
+// ApplyNamespace would overwrite them. The target config controller calls it
+// before the Deployment: its pods are held to the level the namespace enforces.
+func EnsurePodSecurityLabels(ctx context.Context, kube kubernetes.Interface, namespaces corev1listers.NamespaceLister, recorder events.Recorder) error {
+	ns, err := cached.Get(namespaces.Get, render.OperandNamespace)
+	if err != nil || ns == nil {
+		return err // absent, the static resources controller creates it, with its labels
+	}
+	var missing []string
+	for k := range render.PodSecurityLabels {
+		if _, ok := ns.Labels[k]; !ok {
+			missing = append(missing, k)
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	labelled := ns.DeepCopy()
+	if labelled.Labels == nil {
+		labelled.Labels = map[string]string{}
+	}
+	for _, k := range missing {
+		labelled.Labels[k] = render.PodSecurityLabels[k]
+	}
+	if _, err := kube.CoreV1().Namespaces().Update(ctx, labelled, metav1.UpdateOptions{}); err != nil {
+		return fmt.Errorf("putting back the Pod Security labels %v of namespace %s: %w", missing, ns.Name, err)
+	}
+	slices.Sort(missing)
+	recorder.Eventf("NamespaceLabelled", "Put back the Pod Security labels %s of namespace %s", strings.Join(missing, ", "), ns.Name)
+	return nil
 }

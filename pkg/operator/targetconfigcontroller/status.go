@@ -2,16 +2,25 @@ package targetconfigcontroller
 
 import (
 	"context"
+	"errors"
 	"slices"
+	"strings"
 
 	operatorv1 "github.com/openshift/api/operator/v1"
 	applyoperatorv1 "github.com/openshift/client-go/operator/applyconfigurations/operator/v1"
+	"github.com/openshift/library-go/pkg/operator/resource/resourcemerge"
 	"github.com/openshift/library-go/pkg/operator/v1helpers"
+	appsv1 "k8s.io/api/apps/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/klog/v2"
 
 	secondaryschedulerv1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1"
 	secondaryschedulerapply "github.com/openshift/secondary-scheduler-operator/pkg/generated/applyconfiguration/operator/v1"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/message"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/report"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/rollout"
 )
 
 // FieldManager is this controller's field manager on the SecondaryScheduler's
@@ -19,6 +28,14 @@ import (
 // generations, schedulerNames, configHash, lastKnownGood and failedRollout,
 // and writes them all in one apply.
 const FieldManager = "TargetConfigController"
+
+// Reasons of TargetConfigControllerDegraded=True that need a person.
+const (
+	reasonInvalidInput  = "InvalidInput"
+	reasonRBACRefused   = "RBACRefused"
+	reasonApplyFailed   = "ApplyFailed"
+	reasonRolloutFailed = "RolloutFailed"
+)
 
 // ownStatus is the status this controller applies for the SecondaryScheduler
 // with uid: every field it owns, since an apply removes the owned fields it
@@ -29,16 +46,14 @@ type ownStatus struct {
 	deployment     *operatorv1.GenerationStatus
 	schedulerNames []string
 	configHash     string
-	lastKnownGood  *secondaryschedulerv1.Rollout
-	failedRollout  *secondaryschedulerv1.FailedRollout
+	record         rollout.Record
 }
 
 func (o *ownStatus) copy() *ownStatus {
 	out := *o
 	out.deployment = o.deployment.DeepCopy()
 	out.schedulerNames = slices.Clone(o.schedulerNames)
-	out.lastKnownGood = o.lastKnownGood.DeepCopy()
-	out.failedRollout = o.failedRollout.DeepCopy()
+	out.record = o.record.Copy()
 	return &out
 }
 
@@ -54,8 +69,7 @@ func (c *targetConfigController) ownStatus(ss *secondaryschedulerv1.SecondarySch
 		uid:            ss.UID,
 		schedulerNames: slices.Clone(ss.Status.SchedulerNames),
 		configHash:     ss.Status.ConfigHash,
-		lastKnownGood:  ss.Status.LastKnownGood.DeepCopy(),
-		failedRollout:  ss.Status.FailedRollout.DeepCopy(),
+		record:         rollout.Record{LastKnownGood: ss.Status.LastKnownGood, FailedRollout: ss.Status.FailedRollout}.Copy(),
 	}
 	if cond := v1helpers.FindOperatorCondition(ss.Status.Conditions, ConditionType); cond != nil {
 		own.condition = *cond
@@ -69,9 +83,9 @@ func (c *targetConfigController) ownStatus(ss *secondaryschedulerv1.SecondarySch
 	return own
 }
 
-// apply applies own as FieldManager (nothing is sent when the
+// applyStatus applies own as FieldManager (nothing is sent when the
 // SecondaryScheduler has it already) and, once it is written, remembers it.
-func (c *targetConfigController) apply(ctx context.Context, own *ownStatus) error {
+func (c *targetConfigController) applyStatus(ctx context.Context, own *ownStatus) error {
 	if _, err := c.operatorClient.ApplyStatus(ctx, FieldManager, own.applyConfiguration()); err != nil {
 		return err
 	}
@@ -81,9 +95,8 @@ func (c *targetConfigController) apply(ctx context.Context, own *ownStatus) erro
 
 func (o *ownStatus) applyConfiguration() *secondaryschedulerapply.SecondarySchedulerStatusApplyConfiguration {
 	status := secondaryschedulerapply.SecondarySchedulerStatus()
-	if c := o.condition; c.Type != "" {
-		status.WithConditions(applyoperatorv1.OperatorCondition().
-			WithType(c.Type).WithStatus(c.Status).WithReason(c.Reason).WithMessage(c.Message))
+	if o.condition.Type != "" {
+		status.WithConditions(report.Condition(o.condition))
 	}
 	if g := o.deployment; g != nil {
 		status.WithGenerations(applyoperatorv1.GenerationStatus().WithGroup(g.Group).WithResource(g.Resource).
@@ -95,12 +108,81 @@ func (o *ownStatus) applyConfiguration() *secondaryschedulerapply.SecondarySched
 	if o.configHash != "" {
 		status.WithConfigHash(o.configHash)
 	}
-	if lkg := o.lastKnownGood; lkg != nil {
-		status.WithLastKnownGood(secondaryschedulerapply.Rollout().WithConfigHash(lkg.ConfigHash).WithTemplateHash(lkg.TemplateHash))
-	}
-	if f := o.failedRollout; f != nil {
-		status.WithFailedRollout(secondaryschedulerapply.FailedRollout().WithConfigHash(f.ConfigHash).
-			WithTemplateHash(f.TemplateHash).WithMessage(f.Message).WithFailedAt(f.FailedAt))
-	}
+	o.record.ApplyTo(status)
 	return status
 }
+
+// rolledOut records what was rolled out: the condition, the Deployment's
+// generation, schedulerNames and configHash, with the rollout record, in one
+// apply, sent only when one of them changed.
+func (c *targetConfigController) rolledOut(ctx context.Context, ss *secondaryschedulerv1.SecondaryScheduler, own *ownStatus, objs *render.Objects,
+	d *appsv1.Deployment, decision rollout.Decision) error {
+	condition := operatorv1.OperatorCondition{Type: ConditionType, Status: operatorv1.ConditionFalse, Reason: "AsExpected"}
+	failed := decision.Action == rollout.RollBack || decision.Action == rollout.Hold
+	if failed {
+		condition = operatorv1.OperatorCondition{Type: ConditionType, Status: operatorv1.ConditionTrue, Reason: reasonRolloutFailed, Message: boundMessage(decision.Message)}
+	}
+	if own.configHash != "" && own.configHash != objs.ConfigHash && !failed {
+		c.recorderOn(ss).Eventf("ConfigurationChanged", "rolling out the merged configuration in ConfigMap %s (schedulerNames %s)",
+			render.ConfigMapNameFor(objs.ConfigHash), strings.Join(objs.SchedulerNames, ", "))
+	}
+	var generations []operatorv1.GenerationStatus
+	resourcemerge.SetDeploymentGeneration(&generations, d)
+	if len(generations) == 1 {
+		own.deployment = &generations[0]
+	}
+	own.schedulerNames = slices.Clone(objs.SchedulerNames)
+	own.configHash = objs.ConfigHash
+	return c.setCondition(ctx, ss, own, condition)
+}
+
+// conflictsBeforeDegraded is how many conflicts in a row an apply may meet
+// before they are reported: one is the cache behind a write (the operator's
+// own, or someone's), and the update event that caused it brings the sync that
+// retries with the new object; a run of them is someone fighting over it.
+const conflictsBeforeDegraded = 5
+
+// applyFailed reports an apply that failed as Degraded, but retries a
+// conflict quietly (see conflictsBeforeDegraded), so that Degraded does not
+// flap on a stale cache.
+func (c *targetConfigController) applyFailed(ctx context.Context, ss *secondaryschedulerv1.SecondaryScheduler, own *ownStatus, err error, message string) error {
+	if apierrors.IsConflict(err) {
+		c.conflicts++
+		if c.conflicts < conflictsBeforeDegraded {
+			klog.V(2).InfoS("Apply conflict; retrying", "attempt", c.conflicts, "err", err)
+			return err
+		}
+	}
+	return errors.Join(err, c.setDegraded(ctx, ss, own, reasonApplyFailed, message))
+}
+
+func (c *targetConfigController) setDegraded(ctx context.Context, ss *secondaryschedulerv1.SecondaryScheduler, own *ownStatus, reason, message string) error {
+	return c.setCondition(ctx, ss, own, operatorv1.OperatorCondition{
+		Type:    ConditionType,
+		Status:  operatorv1.ConditionTrue,
+		Reason:  reason,
+		Message: boundMessage(message),
+	})
+}
+
+// setCondition applies this controller's status with condition (and what
+// else own holds) and, when the condition changes, tells the
+// SecondaryScheduler's users: a Warning for a new problem they must fix, an
+// event when it is resolved.
+func (c *targetConfigController) setCondition(ctx context.Context, ss *secondaryschedulerv1.SecondaryScheduler, own *ownStatus,
+	condition operatorv1.OperatorCondition) error {
+	previous := own.condition
+	own.condition = condition
+	if err := c.applyStatus(ctx, own); err != nil {
+		return err
+	}
+	report.Transition(c.recorderOn(ss), previous, condition)
+	return nil
+}
+
+// maxConditionMessage keeps a condition readable in `oc describe` and the
+// SecondaryScheduler far from the API server's object size limit, however
+// many problems an input has.
+const maxConditionMessage = 8192
+
+func boundMessage(msg string) string { return message.Bounded(msg, maxConditionMessage) }

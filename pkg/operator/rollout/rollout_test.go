@@ -1,4 +1,4 @@
-package targetconfigcontroller
+package rollout
 
 import (
 	"crypto/sha256"
@@ -69,12 +69,12 @@ func TestObserveRollout(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			o := observeRollout(tc.d, tc.pods)
-			if o.completed != tc.wantCompleted {
-				t.Errorf("completed = %v, want %v", o.completed, tc.wantCompleted)
+			o := Observe(tc.d, tc.pods)
+			if o.Completed != tc.wantCompleted {
+				t.Errorf("completed = %v, want %v", o.Completed, tc.wantCompleted)
 			}
-			if (tc.wantFailure == "") != (o.failure == "") || !strings.HasPrefix(o.failure, tc.wantFailure) {
-				t.Errorf("failure = %q, want prefix %q", o.failure, tc.wantFailure)
+			if (tc.wantFailure == "") != (o.Failure == "") || !strings.HasPrefix(o.Failure, tc.wantFailure) {
+				t.Errorf("failure = %q, want prefix %q", o.Failure, tc.wantFailure)
 			}
 		})
 	}
@@ -82,46 +82,101 @@ func TestObserveRollout(t *testing.T) {
 
 func TestObserveRolloutKeepsTheEndOfALongMessage(t *testing.T) {
 	log := strings.Repeat("I1201 a log line\n", 500) + `E1201 "command failed" err="FilterPlugin \"Nope\" does not exist"`
-	o := observeRollout(deployment("new", appsv1.DeploymentStatus{Replicas: 2}), []*corev1.Pod{pod("new", crashed(1, log))})
-	if len(o.failure) > maxFailureMessage || !strings.HasSuffix(o.failure, `FilterPlugin \"Nope\" does not exist"`) ||
-		!strings.Contains(o.failure, "exited with code 1: [...] ") {
-		t.Errorf("failure of %d bytes: %q; want at most %d ending with the error", len(o.failure), o.failure, maxFailureMessage)
+	o := Observe(deployment("new", appsv1.DeploymentStatus{Replicas: 2}), []*corev1.Pod{pod("new", crashed(1, log))})
+	if len(o.Failure) > MaxFailureMessage || !strings.HasSuffix(o.Failure, `FilterPlugin \"Nope\" does not exist"`) ||
+		!strings.Contains(o.Failure, "exited with code 1: [...] ") {
+		t.Errorf("failure of %d bytes: %q; want at most %d ending with the error", len(o.Failure), o.Failure, MaxFailureMessage)
 	}
 }
 
-func TestDecideRollout(t *testing.T) {
-	desired := &render.Objects{TemplateHash: "t2", ConfigHash: "c2"}
+func TestDecide(t *testing.T) {
+	rollback := &render.Pinned{Deployment: &appsv1.Deployment{}, ConfigHash: "c1", TemplateHash: "t1"}
+	desired := &render.Objects{TemplateHash: "t2", ConfigHash: "c2", Deployment: &appsv1.Deployment{}, Rollback: rollback}
 	failed := &secondaryschedulerv1.FailedRollout{TemplateHash: "t2", ConfigHash: "c2", Message: "boom"}
 	good := &secondaryschedulerv1.Rollout{TemplateHash: "t1", ConfigHash: "c1"}
-	exists := func(string) bool { return true }
+	noRollback := *desired
+	noRollback.Rollback = nil
 	tests := []struct {
 		name         string
-		status       secondaryschedulerv1.SecondarySchedulerStatus
-		exists       func(string) bool
-		wantRollback string
-		wantDegraded string
+		desired      *render.Objects
+		record       Record
+		wantAction   Action
+		wantMessage  string
+		wantRollback bool
 	}{
-		{"nothing failed", secondaryschedulerv1.SecondarySchedulerStatus{LastKnownGood: good}, exists, "", ""},
-		{"another template failed: the input changed, try it", secondaryschedulerv1.SecondarySchedulerStatus{
-			LastKnownGood: good, FailedRollout: &secondaryschedulerv1.FailedRollout{TemplateHash: "t0"}}, exists, "", ""},
-		{"desired failed: roll back", secondaryschedulerv1.SecondarySchedulerStatus{LastKnownGood: good, FailedRollout: failed},
-			exists, "c1", "Rolled back to configuration c1"},
-		{"nothing ran before", secondaryschedulerv1.SecondarySchedulerStatus{FailedRollout: failed}, exists, "", "nothing to roll back to"},
-		{"same config ran before", secondaryschedulerv1.SecondarySchedulerStatus{
-			LastKnownGood: &secondaryschedulerv1.Rollout{TemplateHash: "t1", ConfigHash: "c2"}, FailedRollout: failed}, exists, "", "something else in the pod template"},
-		{"last good ConfigMap gone", secondaryschedulerv1.SecondarySchedulerStatus{LastKnownGood: good, FailedRollout: failed},
-			func(string) bool { return false }, "", "is gone"},
+		{"nothing failed", desired, Record{LastKnownGood: good}, RollOut, "", false},
+		{"another template failed: the input changed, try it", desired, Record{
+			LastKnownGood: good, FailedRollout: &secondaryschedulerv1.FailedRollout{TemplateHash: "t0"}}, RollOut, "", false},
+		{"desired failed: roll back", desired, Record{LastKnownGood: good, FailedRollout: failed}, RollBack, "Rolled back to configuration c1", true},
+		{"nothing ran before", desired, Record{FailedRollout: failed}, Hold, "nothing to roll back to", false},
+		{"same config ran before", desired, Record{
+			LastKnownGood: &secondaryschedulerv1.Rollout{TemplateHash: "t1", ConfigHash: "c2"}, FailedRollout: failed}, Hold, "something else in the pod template", false},
+		{"last good ConfigMap gone: Render prepared no rollback", &noRollback, Record{LastKnownGood: good, FailedRollout: failed}, Hold, "is gone", false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			d := decideRollout(desired, &tc.status, tc.exists)
-			if d.rollbackTo != tc.wantRollback {
-				t.Errorf("rollbackTo = %q, want %q", d.rollbackTo, tc.wantRollback)
+			d := Decide(Inputs{Desired: tc.desired, Record: tc.record})
+			if d.Action != tc.wantAction {
+				t.Errorf("action = %s, want %s", d.Action, tc.wantAction)
 			}
-			if (tc.wantDegraded == "") != (d.degraded == "") || !strings.Contains(d.degraded, tc.wantDegraded) {
-				t.Errorf("degraded = %q, want it to contain %q", d.degraded, tc.wantDegraded)
+			if rolledBack := d.Deployment == rollback.Deployment; rolledBack != tc.wantRollback || (!rolledBack && d.Deployment != tc.desired.Deployment) {
+				t.Errorf("applies the rollback Deployment: %v, want %v", rolledBack, tc.wantRollback)
+			}
+			if (tc.wantMessage == "") != (d.Message == "") || !strings.Contains(d.Message, tc.wantMessage) {
+				t.Errorf("message = %q, want it to contain %q", d.Message, tc.wantMessage)
 			}
 		})
+	}
+}
+
+// The record follows what the live Deployment shows: a failure of the
+// desired template is recorded with its time, a completed one clears it and
+// becomes the last known good.
+func TestDecideRecords(t *testing.T) {
+	now := metav1.NewTime(time.Unix(1000, 0))
+	desired := &render.Objects{TemplateHash: "new", ConfigHash: "cfg-new", Deployment: &appsv1.Deployment{}}
+	rolling := deployment("new", appsv1.DeploymentStatus{Replicas: 2, UpdatedReplicas: 1, AvailableReplicas: 1})
+	crashing := Observe(rolling, []*corev1.Pod{pod("new", crashed(1, "bad plugin"))})
+	d := Decide(Inputs{Desired: desired, Live: rolling, Observed: crashing, Record: Record{}.Observe(crashing), Now: now})
+	f := d.Record.FailedRollout
+	if f == nil || f.TemplateHash != "new" || f.ConfigHash != "cfg-new" || !f.FailedAt.Equal(&now) || !strings.Contains(f.Message, "bad plugin") {
+		t.Fatalf("failed rollout recorded as %+v", f)
+	}
+	if d.Action != Hold {
+		t.Errorf("action = %s with nothing to roll back to, want Hold", d.Action)
+	}
+	done := deployment("new", appsv1.DeploymentStatus{Replicas: 1, UpdatedReplicas: 1, AvailableReplicas: 1})
+	completed := Observe(done, nil)
+	d = Decide(Inputs{Desired: desired, Live: done, Observed: completed, Record: d.Record.Observe(completed), Now: now})
+	if d.Record.FailedRollout != nil || d.Record.LastKnownGood == nil || d.Record.LastKnownGood.TemplateHash != "new" || d.Action != RollOut {
+		t.Errorf("after completion: %s, record %+v %+v", d.Action, d.Record.LastKnownGood, d.Record.FailedRollout)
+	}
+}
+
+// A first rollout waits for what it awaits; a running scheduler never does.
+func TestDecideWaitsOnlyBeforeTheFirstRollout(t *testing.T) {
+	desired := &render.Objects{TemplateHash: "t", Deployment: &appsv1.Deployment{}}
+	if d := Decide(Inputs{Desired: desired, Awaiting: "the observer"}); d.Action != Wait || d.Deployment != nil || d.Message != "the observer" {
+		t.Errorf("no Deployment yet: %s %q, want Wait", d.Action, d.Message)
+	}
+	live := deployment("t", appsv1.DeploymentStatus{})
+	if d := Decide(Inputs{Desired: desired, Live: live, Awaiting: "the observer"}); d.Action != RollOut {
+		t.Errorf("with a Deployment: %s, want RollOut", d.Action)
+	}
+}
+
+func TestComplete(t *testing.T) {
+	for _, tc := range []struct {
+		status appsv1.DeploymentStatus
+		want   bool
+	}{
+		{appsv1.DeploymentStatus{Replicas: 1, UpdatedReplicas: 1, AvailableReplicas: 1}, true},
+		{appsv1.DeploymentStatus{Replicas: 2, UpdatedReplicas: 1, AvailableReplicas: 2}, false}, // an old pod still runs
+		{appsv1.DeploymentStatus{Replicas: 1, UpdatedReplicas: 1, AvailableReplicas: 0}, false},
+	} {
+		if got := Complete(deployment("t", tc.status)); got != tc.want {
+			t.Errorf("Complete(%+v) = %v, want %v", tc.status, got, tc.want)
+		}
 	}
 }
 
@@ -156,22 +211,12 @@ func TestStaleConfigMaps(t *testing.T) {
 	all := []*corev1.ConfigMap{a, b, c, d, e, former, unlabelled, forged, mutable, users, other}
 
 	keep := map[string]bool{a.Name: true, b.Name: true}
-	got := staleConfigMaps(all, keep, users.Name, 2)
+	got := StaleConfigMaps(all, keep, users.Name, 2)
 	want := []string{e.Name, former.Name}
 	if strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Errorf("stale = %v, want %v", got, want)
 	}
-	if got := staleConfigMaps(all, nil, users.Name, 0); len(got) != 6 {
+	if got := StaleConfigMaps(all, nil, users.Name, 0); len(got) != 6 {
 		t.Errorf("removal deletes %v, want the six config ConfigMaps the operator made", got)
-	}
-}
-
-func TestBoundMessage(t *testing.T) {
-	if got := boundMessage("short"); got != "short" {
-		t.Errorf("boundMessage changed a short message: %q", got)
-	}
-	got := boundMessage(strings.Repeat("problem\n", 5000))
-	if len(got) > maxConditionMessage || !strings.Contains(got, "[truncated]") || !strings.HasSuffix(got, "more bytes)") {
-		t.Errorf("bounded message of %d bytes ends %q", len(got), got[len(got)-60:])
 	}
 }

@@ -1,0 +1,45 @@
+// Package cached reads from informer caches and deletes what they hold, so
+// that a converged controller sends no request.
+package cached
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/openshift/library-go/pkg/operator/events"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// Get is a lister's Get where absent is nil, not an error.
+func Get[T any](get func(name string) (*T, error), name string) (*T, error) {
+	obj, err := get(name)
+	if apierrors.IsNotFound(err) {
+		return nil, nil
+	}
+	return obj, err
+}
+
+// Deleter is the Delete of a typed client.
+type Deleter interface {
+	Delete(ctx context.Context, name string, opts metav1.DeleteOptions) error
+}
+
+// Delete deletes the object the cache holds under name (get reads the
+// cache) and records it; one the cache does not hold costs no request.
+func Delete[T any](ctx context.Context, recorder events.Recorder, kind, namespace, name string, get func(name string) (T, error), client Deleter) error {
+	if _, err := get(name); apierrors.IsNotFound(err) {
+		return nil
+	} else if err != nil {
+		return err
+	}
+	qualified := name
+	if namespace != "" {
+		qualified = namespace + "/" + name
+	}
+	if err := client.Delete(ctx, name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("deleting %s %s: %w", kind, qualified, err)
+	}
+	recorder.Eventf(kind+"Deleted", "Deleted %s %s", kind, qualified)
+	return nil
+}

@@ -1,0 +1,114 @@
+package targetconfigcontroller
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	operatorv1 "github.com/openshift/api/operator/v1"
+	"github.com/openshift/library-go/pkg/operator/events"
+	"github.com/openshift/library-go/pkg/operator/resource/resourceapply"
+	"github.com/openshift/library-go/pkg/operator/resource/resourcemerge"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	secondaryschedulerv1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/cached"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/rollout"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/staticresources"
+)
+
+// apply writes what was decided: RBAC, ConfigMap and Deployment, then what
+// they superseded goes, then status.
+func (c *targetConfigController) apply(ctx context.Context, recorder events.Recorder, ss *secondaryschedulerv1.SecondaryScheduler, own *ownStatus,
+	objs *render.Objects, decision rollout.Decision, in *gathered) error {
+	// RBAC first: a scheduler or sidecar that needs a new rule must not roll before it has it.
+	if err := c.extraRBAC.Apply(ctx, recorder, objs.Extra); err != nil {
+		if apierrors.IsForbidden(err) {
+			return errors.Join(err, c.setDegraded(ctx, ss, own, reasonRBACRefused, rbacRefusedMessage(err)))
+		}
+		return c.applyFailed(ctx, ss, own, err, err.Error())
+	}
+	if err := c.applyConfigMap(ctx, recorder, ss, objs.ConfigMap); err != nil {
+		return c.applyFailed(ctx, ss, own, err, fmt.Sprintf("applying ConfigMap %s/%s: %v", objs.ConfigMap.Namespace, objs.ConfigMap.Name, err))
+	}
+	if err := staticresources.EnsurePodSecurityLabels(ctx, c.kubeClient, c.namespaces, recorder); err != nil {
+		return c.applyFailed(ctx, ss, own, err, err.Error())
+	}
+	deployment, err := c.applyDeployment(ctx, recorder, decision.Deployment, own)
+	if err != nil {
+		if msg, ok := render.RefusedSpecFields(ss, objs, err); ok {
+			// Nothing to retry until the spec changes; the informers requeue then.
+			return c.setDegraded(ctx, ss, own, reasonInvalidInput, msg+"\nThe running scheduler is left as it is until this is fixed.")
+		}
+		return c.applyFailed(ctx, ss, own, err, fmt.Sprintf("applying Deployment %s/%s: %v", decision.Deployment.Namespace, decision.Deployment.Name, err))
+	}
+	keep := rollout.InUse(objs.ConfigHash, decision.Record, deployment, in.pods)
+	if err := c.pruneConfigMaps(ctx, recorder, keep, ss.Spec.SchedulerConfig, rollout.RetainedConfigs); err != nil {
+		return c.applyFailed(ctx, ss, own, err, err.Error())
+	}
+	// After the Deployment: by now the static resources controller has bound
+	// the scheduler's own ClusterRole, so it never runs without either.
+	if err := c.deleteFormerBindings(ctx, recorder); err != nil {
+		return c.applyFailed(ctx, ss, own, err, err.Error())
+	}
+	c.conflicts = 0
+	return c.rolledOut(ctx, ss, own, objs, deployment, decision)
+}
+
+// rbacRefusedMessage turns the API server's escalation refusal into what to do.
+func rbacRefusedMessage(err error) string {
+	msg := err.Error()
+	if strings.Contains(msg, "attempting to grant RBAC permissions not currently held") {
+		return msg + "\nThe operator can grant only rules it holds itself: remove the rule from spec.rbac, " +
+			"or add it to the operator's ClusterRole " + render.GrantableClusterRole + ". The running scheduler is left as it is."
+	}
+	return msg + "\nThe running scheduler is left as it is."
+}
+
+// applyConfigMap creates the desired config ConfigMap. One of that name that
+// the operator did not make as it is (other data, not immutable ...) is
+// replaced, and the replacement reported: the pods must read exactly the
+// configuration that was validated.
+func (c *targetConfigController) applyConfigMap(ctx context.Context, recorder events.Recorder, ss *secondaryschedulerv1.SecondaryScheduler, cm *corev1.ConfigMap) error {
+	existing, err := cached.Get(c.configMapLister.Get, cm.Name)
+	if err != nil {
+		return err
+	}
+	if existing == nil {
+		_, _, err = resourceapply.ApplyConfigMap(ctx, c.kubeClient.CoreV1(), recorder, cm)
+		return err
+	}
+	problem := render.ConfigMapProblem(existing)
+	if problem == "" {
+		return nil // immutable, and its content is its name: nothing to update
+	}
+	client := c.kubeClient.CoreV1().ConfigMaps(cm.Namespace)
+	if err := client.Delete(ctx, cm.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &existing.UID}}); err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("replacing ConfigMap %s/%s, which %s: %w", cm.Namespace, cm.Name, problem, err)
+	}
+	if _, err := client.Create(ctx, cm, metav1.CreateOptions{}); err != nil {
+		return err
+	}
+	c.recorderOn(ss).Warningf("ConfigMapReplaced", "ConfigMap %s/%s was not the configuration the operator wrote (%s); it was replaced",
+		cm.Namespace, cm.Name, problem)
+	recorder.Warningf("ConfigMapReplaced", "Replaced ConfigMap %s/%s: %s", cm.Namespace, cm.Name, problem)
+	return nil
+}
+
+func (c *targetConfigController) applyDeployment(ctx context.Context, recorder events.Recorder, d *appsv1.Deployment, own *ownStatus) (*appsv1.Deployment, error) {
+	// The generation this controller last recorded, not the cache's: right
+	// after a write the cache may still hold the one before, and an
+	// unexpected generation forces an update of the Deployment.
+	var generations []operatorv1.GenerationStatus
+	if own.deployment != nil {
+		generations = append(generations, *own.deployment)
+	}
+	expected := resourcemerge.ExpectedDeploymentGeneration(d, generations)
+	applied, _, err := resourceapply.ApplyDeployment(ctx, c.kubeClient.AppsV1(), recorder, d, expected)
+	return applied, err
+}

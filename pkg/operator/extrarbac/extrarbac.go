@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/openshift/library-go/pkg/operator/events"
 	"github.com/openshift/library-go/pkg/operator/resource/resourceapply"
@@ -143,4 +144,14 @@ func revoked(recorder events.Recorder, what string, all bool, write func() error
 		recorder.Warningf("RBACRevoked", "Removed from %s the rules ClusterRole %s no longer holds", what, render.GrantableClusterRole)
 	}
 	return nil
+}
+
+// RefusedMessage turns the API server's escalation refusal into what to do.
+func RefusedMessage(err error) string {
+	msg := err.Error()
+	if strings.Contains(msg, "attempting to grant RBAC permissions not currently held") {
+		return msg + "\nThe operator can grant only rules it holds itself: remove the rule from spec.rbac, " +
+			"or add it to the operator's ClusterRole " + render.GrantableClusterRole + ". The running scheduler is left as it is."
+	}
+	return msg + "\nThe running scheduler is left as it is."
 }

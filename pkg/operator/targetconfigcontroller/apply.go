@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 
 	operatorv1 "github.com/openshift/api/operator/v1"
 	"github.com/openshift/library-go/pkg/operator/events"
@@ -14,9 +13,11 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 
 	secondaryschedulerv1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/cached"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/extrarbac"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/rollout"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/staticresources"
@@ -29,7 +30,7 @@ func (c *targetConfigController) apply(ctx context.Context, recorder events.Reco
 	// RBAC first: a scheduler or sidecar that needs a new rule must not roll before it has it.
 	if err := c.extraRBAC.Apply(ctx, recorder, objs.Extra); err != nil {
 		if apierrors.IsForbidden(err) {
-			return errors.Join(err, c.setDegraded(ctx, ss, own, reasonRBACRefused, rbacRefusedMessage(err)))
+			return errors.Join(err, c.setDegraded(ctx, ss, own, reasonRBACRefused, extrarbac.RefusedMessage(err)))
 		}
 		return c.applyFailed(ctx, ss, own, err, err.Error())
 	}
@@ -58,16 +59,6 @@ func (c *targetConfigController) apply(ctx context.Context, recorder events.Reco
 	}
 	c.conflicts = 0
 	return c.rolledOut(ctx, ss, own, objs, deployment, decision)
-}
-
-// rbacRefusedMessage turns the API server's escalation refusal into what to do.
-func rbacRefusedMessage(err error) string {
-	msg := err.Error()
-	if strings.Contains(msg, "attempting to grant RBAC permissions not currently held") {
-		return msg + "\nThe operator can grant only rules it holds itself: remove the rule from spec.rbac, " +
-			"or add it to the operator's ClusterRole " + render.GrantableClusterRole + ". The running scheduler is left as it is."
-	}
-	return msg + "\nThe running scheduler is left as it is."
 }
 
 // applyConfigMap creates the desired config ConfigMap. One of that name that
@@ -111,4 +102,55 @@ func (c *targetConfigController) applyDeployment(ctx context.Context, recorder e
 	expected := resourcemerge.ExpectedDeploymentGeneration(d, generations)
 	applied, _, err := resourceapply.ApplyDeployment(ctx, c.kubeClient.AppsV1(), recorder, d, expected)
 	return applied, err
+}
+
+// pruneConfigMaps deletes the config ConfigMaps the operator made that are
+// not in keep, beyond the newest retain; never the user's own.
+func (c *targetConfigController) pruneConfigMaps(ctx context.Context, recorder events.Recorder, keep map[string]bool, userConfig string, retain int) error {
+	all, err := c.configMapLister.List(labels.SelectorFromSet(labels.Set{render.ManagedByLabel: render.ManagedByValue}))
+	if err != nil {
+		return err
+	}
+	ns := render.OperandNamespace
+	var errs []error
+	for _, name := range rollout.StaleConfigMaps(all, keep, userConfig, retain) {
+		errs = append(errs, cached.Delete(ctx, recorder, "ConfigMap", ns, name, c.configMapLister.Get, c.kubeClient.CoreV1().ConfigMaps(ns)))
+	}
+	return errors.Join(errs...)
+}
+
+// deleteFormerBindings deletes the bindings of earlier releases to
+// system:kube-scheduler and system:volume-scheduler: they hold the default
+// scheduler's lock. The cache holds them only while they exist, so this costs
+// no request once they are gone.
+func (c *targetConfigController) deleteFormerBindings(ctx context.Context, recorder events.Recorder) error {
+	live := c.kubeClient.RbacV1().ClusterRoleBindings()
+	var errs []error
+	for _, name := range render.FormerOperandBindingNames {
+		errs = append(errs, cached.Delete(ctx, recorder, "ClusterRoleBinding", "", name, c.formerBindings.Get, live))
+	}
+	return errors.Join(errs...)
+}
+
+// deleteOperand deletes what this controller writes: the Deployment, every
+// config ConfigMap and the extra RBAC. The fixed objects are the static
+// resources controller's to delete. The operand namespace stays: it holds the
+// user's own ConfigMap, which must survive a Removed/Managed round trip.
+func (c *targetConfigController) deleteOperand(ctx context.Context, recorder events.Recorder, userConfig string) error {
+	ns := render.OperandNamespace
+	return errors.Join(
+		cached.Delete(ctx, recorder, "Deployment", ns, render.OperandName, c.deployments.Get, c.kubeClient.AppsV1().Deployments(ns)),
+		c.pruneConfigMaps(ctx, recorder, nil, userConfig, 0),
+		c.extraRBAC.Delete(ctx, recorder),
+		c.deleteFormerBindings(ctx, recorder),
+	)
+}
+
+// finalize runs when the SecondaryScheduler is deleted: everything made for it
+// goes, the cluster-scoped objects included, then the finalizer is released.
+func (c *targetConfigController) finalize(ctx context.Context, recorder events.Recorder, userConfig string) error {
+	if err := errors.Join(c.deleteOperand(ctx, recorder, userConfig), c.deleteStatic(ctx, recorder)); err != nil {
+		return err
+	}
+	return c.operatorClient.RemoveFinalizer(ctx, CleanupFinalizer)
 }

@@ -1,10 +1,8 @@
-// Package targetconfigcontroller renders the SecondaryScheduler into the merged
-// scheduler config, the operand Deployment and the extra RBAC of spec.rbac, and
-// applies them, in three stages: gather every input from the caches
-// (inputs.go), decide with render.Render and rollout.Decide, which are pure,
-// and apply (apply.go, prune.go), reporting in one place (status.go). Bad
-// input never reaches a running scheduler: it is reported in
-// TargetConfigControllerDegraded and the last good objects stay as they are.
+// Package targetconfigcontroller rolls the SecondaryScheduler out in three
+// stages: gather every input from the caches (inputs.go), decide with the pure
+// render.Render and rollout.Decide, and apply (apply.go), reporting in one
+// place (status.go). Bad input never reaches a running scheduler: it is
+// reported in TargetConfigControllerDegraded and the last good objects stay.
 package targetconfigcontroller
 
 import (
@@ -56,18 +54,15 @@ type targetConfigController struct {
 	namespaces      corev1listers.NamespaceLister
 	formerBindings  rbacv1listers.ClusterRoleBindingLister
 	extraRBAC       extrarbac.Writer
-	// deleteStatic deletes the fixed objects of the static resources controller
-	// when the SecondaryScheduler itself is deleted.
+	// deleteStatic deletes the static resources controller's objects on deletion.
 	deleteStatic func(ctx context.Context, recorder events.Recorder) error
-	// observerWait, when positive, is how long the first rollout of a new
-	// SecondaryScheduler waits for the config observer's first pass.
+	// observerWait bounds the first rollout's wait for the config observer.
 	observerWait time.Duration
 	clock        clock.PassiveClock
 	// render is render.Render; tests count the calls.
 	render func(render.Inputs) (*render.Objects, error)
-	// own is the status this controller last applied (its condition, the
-	// Deployment's generation, schedulerNames, configHash), with the rollout
-	// record it decided since (one worker: no locking).
+	// own is the status this controller last applied, with the rollout record
+	// it decided since (one worker: no locking).
 	own *ownStatus
 	// recorderOn records events on the SecondaryScheduler itself.
 	recorderOn func(*secondaryschedulerv1.SecondaryScheduler) events.Recorder
@@ -167,9 +162,7 @@ func (c *targetConfigController) sync(ctx context.Context, syncCtx factory.SyncC
 	c.own = own.copy()
 	if decision.Action == rollout.Wait {
 		syncCtx.Queue().AddAfter(syncCtx.QueueKey(), in.awaitFor)
-		return c.setCondition(ctx, ss, own, operatorv1.OperatorCondition{
-			Type: ConditionType, Status: operatorv1.ConditionFalse, Reason: "WaitingForObservedConfig", Message: decision.Message,
-		})
+		return c.setCondition(ctx, ss, own, notDegraded("WaitingForObservedConfig", decision.Message))
 	}
 	return c.apply(ctx, recorder, ss, own, objs, decision, in)
 }
@@ -200,8 +193,5 @@ func (c *targetConfigController) remove(ctx context.Context, recorder events.Rec
 	if err := c.deleteOperand(ctx, recorder, ss.Spec.SchedulerConfig); err != nil {
 		return c.applyFailed(ctx, ss, own, err, "removing the secondary scheduler: "+err.Error())
 	}
-	return c.setCondition(ctx, ss, own, operatorv1.OperatorCondition{
-		Type: ConditionType, Status: operatorv1.ConditionFalse, Reason: "Removed",
-		Message: "managementState is Removed: the secondary scheduler and its configuration are deleted",
-	})
+	return c.setCondition(ctx, ss, own, notDegraded("Removed", "managementState is Removed: the secondary scheduler and its configuration are deleted"))
 }

@@ -23,11 +23,9 @@ type gathered struct {
 	live     *appsv1.Deployment
 	pods     []*corev1.Pod
 	observed rollout.Observed
-	// record is the rollout record this controller last decided, with a
-	// completed rollout noted as the last known good one.
+	// record is the one this controller last decided, a completed rollout noted.
 	record rollout.Record
-	// awaiting, when set, is what a new SecondaryScheduler's first rollout
-	// waits for, and awaitFor how long at most.
+	// awaiting is what a new SecondaryScheduler's first rollout waits for, at most awaitFor.
 	awaiting string
 	awaitFor time.Duration
 }
@@ -101,18 +99,17 @@ func (c *targetConfigController) gatherLive(g *gathered) error {
 	return nil
 }
 
-// awaitObserver holds the first rollout of a new SecondaryScheduler until the
-// config observer has completed a pass (its condition is there), for at most
-// observerWait after the SecondaryScheduler was created: rolled out before,
-// the scheduler would restart as soon as the TLS profile is observed.
+// awaitObserver holds the first rollout of a new SecondaryScheduler until a
+// pass of the config observer succeeded (one whose spec write met a conflict
+// observed nothing), at most observerWait after the SecondaryScheduler was
+// created: else the scheduler would restart once the TLS profile is observed.
 func (c *targetConfigController) awaitObserver(ss *secondaryschedulerv1.SecondaryScheduler, live *appsv1.Deployment) (string, time.Duration) {
-	if c.observerWait <= 0 || live != nil || v1helpers.FindOperatorCondition(ss.Status.Conditions, condition.ConfigObservationDegradedConditionType) != nil {
+	if c.observerWait <= 0 || live != nil || v1helpers.IsOperatorConditionFalse(ss.Status.Conditions, condition.ConfigObservationDegradedConditionType) {
 		return "", 0
 	}
-	left := ss.CreationTimestamp.Add(c.observerWait).Sub(c.clock.Now())
-	if left <= 0 {
-		return "", 0
+	if left := ss.CreationTimestamp.Add(c.observerWait).Sub(c.clock.Now()); left > 0 {
+		return fmt.Sprintf("The first rollout waits up to %s for the config observer to read the cluster's TLS profile and scheduler profile, "+
+			"so that the scheduler starts once with them.", c.observerWait), left
 	}
-	return fmt.Sprintf("The first rollout waits up to %s for the config observer to read the cluster's TLS profile and scheduler profile, "+
-		"so that the scheduler starts once with them.", c.observerWait), left
+	return "", 0
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/openshift/library-go/pkg/operator/v1helpers"
 	appsv1 "k8s.io/api/apps/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/klog/v2"
 
@@ -28,6 +29,8 @@ import (
 // generations, schedulerNames, configHash, lastKnownGood and failedRollout,
 // and writes them all in one apply.
 const FieldManager = "TargetConfigController"
+
+var deployments = schema.GroupResource{Group: "apps", Resource: "deployments"}
 
 // Reasons of TargetConfigControllerDegraded=True that need a person.
 const (
@@ -74,12 +77,7 @@ func (c *targetConfigController) ownStatus(ss *secondaryschedulerv1.SecondarySch
 	if cond := v1helpers.FindOperatorCondition(ss.Status.Conditions, ConditionType); cond != nil {
 		own.condition = *cond
 	}
-	for i := range ss.Status.Generations {
-		if g := &ss.Status.Generations[i]; g.Group == "apps" && g.Resource == "deployments" &&
-			g.Namespace == render.OperandNamespace && g.Name == render.OperandName {
-			own.deployment = g.DeepCopy()
-		}
-	}
+	own.deployment = resourcemerge.GenerationFor(ss.Status.Generations, deployments, render.OperandNamespace, render.OperandName).DeepCopy()
 	return own
 }
 
@@ -117,7 +115,7 @@ func (o *ownStatus) applyConfiguration() *secondaryschedulerapply.SecondarySched
 // apply, sent only when one of them changed.
 func (c *targetConfigController) rolledOut(ctx context.Context, ss *secondaryschedulerv1.SecondaryScheduler, own *ownStatus, objs *render.Objects,
 	d *appsv1.Deployment, decision rollout.Decision) error {
-	condition := operatorv1.OperatorCondition{Type: ConditionType, Status: operatorv1.ConditionFalse, Reason: "AsExpected"}
+	condition := notDegraded("AsExpected", "")
 	failed := decision.Action == rollout.RollBack || decision.Action == rollout.Hold
 	if failed {
 		condition = operatorv1.OperatorCondition{Type: ConditionType, Status: operatorv1.ConditionTrue, Reason: reasonRolloutFailed, Message: boundMessage(decision.Message)}
@@ -128,23 +126,19 @@ func (c *targetConfigController) rolledOut(ctx context.Context, ss *secondarysch
 	}
 	var generations []operatorv1.GenerationStatus
 	resourcemerge.SetDeploymentGeneration(&generations, d)
-	if len(generations) == 1 {
-		own.deployment = &generations[0]
-	}
+	own.deployment = resourcemerge.GenerationFor(generations, deployments, d.Namespace, d.Name)
 	own.schedulerNames = slices.Clone(objs.SchedulerNames)
 	own.configHash = objs.ConfigHash
 	return c.setCondition(ctx, ss, own, condition)
 }
 
 // conflictsBeforeDegraded is how many conflicts in a row an apply may meet
-// before they are reported: one is the cache behind a write (the operator's
-// own, or someone's), and the update event that caused it brings the sync that
-// retries with the new object; a run of them is someone fighting over it.
+// before they are reported: one is the cache behind a write, and its update
+// event brings the retry; a run of them is someone fighting over the object.
 const conflictsBeforeDegraded = 5
 
 // applyFailed reports an apply that failed as Degraded, but retries a
-// conflict quietly (see conflictsBeforeDegraded), so that Degraded does not
-// flap on a stale cache.
+// conflict quietly, so that Degraded does not flap on a stale cache.
 func (c *targetConfigController) applyFailed(ctx context.Context, ss *secondaryschedulerv1.SecondaryScheduler, own *ownStatus, err error, message string) error {
 	if apierrors.IsConflict(err) {
 		c.conflicts++
@@ -156,13 +150,12 @@ func (c *targetConfigController) applyFailed(ctx context.Context, ss *secondarys
 	return errors.Join(err, c.setDegraded(ctx, ss, own, reasonApplyFailed, message))
 }
 
+func notDegraded(reason, message string) operatorv1.OperatorCondition {
+	return operatorv1.OperatorCondition{Type: ConditionType, Status: operatorv1.ConditionFalse, Reason: reason, Message: message}
+}
+
 func (c *targetConfigController) setDegraded(ctx context.Context, ss *secondaryschedulerv1.SecondaryScheduler, own *ownStatus, reason, message string) error {
-	return c.setCondition(ctx, ss, own, operatorv1.OperatorCondition{
-		Type:    ConditionType,
-		Status:  operatorv1.ConditionTrue,
-		Reason:  reason,
-		Message: boundMessage(message),
-	})
+	return c.setCondition(ctx, ss, own, operatorv1.OperatorCondition{Type: ConditionType, Status: operatorv1.ConditionTrue, Reason: reason, Message: boundMessage(message)})
 }
 
 // setCondition applies this controller's status with condition (and what

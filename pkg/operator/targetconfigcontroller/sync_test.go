@@ -296,3 +296,44 @@ func mustRender(t *testing.T, in render.Inputs) *render.Objects {
 	objs.ConfigMap.Immutable = ptr.To(true)
 	return objs
 }
+
+// A new SecondaryScheduler's first rollout waits for the config observer's
+// first pass that succeeded, and no longer than observerWait.
+func TestSyncWaitsForTheObserver(t *testing.T) {
+	now := time.Unix(1000, 0)
+	ss := newSecondaryScheduler()
+	ss.CreationTimestamp = metav1.NewTime(now)
+	f := newSyncFixture(t, ss, operandNamespace())
+	f.c.observerWait, f.c.clock = 30*time.Second, clocktesting.NewFakePassiveClock(now.Add(time.Second))
+	deployed := func() bool {
+		_, err := f.kube.AppsV1().Deployments(render.OperandNamespace).Get(context.Background(), render.OperandName, metav1.GetOptions{})
+		return err == nil
+	}
+	// A pass whose spec write failed observed nothing.
+	ss.Status.Conditions = []operatorv1.OperatorCondition{{Type: "ConfigObservationDegraded", Status: operatorv1.ConditionTrue}}
+	if err := f.sync(t); err != nil {
+		t.Fatal(err)
+	}
+	if status, reason, _ := f.op.condition(t); deployed() || status != operatorv1.ConditionFalse || reason != "WaitingForObservedConfig" {
+		t.Fatalf("before the observer's pass: deployed %v, condition %s %s; want no Deployment, WaitingForObservedConfig", deployed(), status, reason)
+	}
+	ss.Status.Conditions[0].Status = operatorv1.ConditionFalse
+	if err := f.sync(t); err != nil || !deployed() {
+		t.Fatalf("after the observer's pass: %v, deployed %v", err, deployed())
+	}
+}
+
+// Without the observer's pass, the wait ends at observerWait.
+func TestSyncWaitIsBounded(t *testing.T) {
+	now := time.Unix(1000, 0)
+	ss := newSecondaryScheduler()
+	ss.CreationTimestamp = metav1.NewTime(now)
+	f := newSyncFixture(t, ss, operandNamespace())
+	f.c.observerWait, f.c.clock = 30*time.Second, clocktesting.NewFakePassiveClock(now.Add(31*time.Second))
+	if err := f.sync(t); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.kube.AppsV1().Deployments(render.OperandNamespace).Get(context.Background(), render.OperandName, metav1.GetOptions{}); err != nil {
+		t.Fatalf("no Deployment %s after the wait's bound: %v", time.Second*31, err)
+	}
+}

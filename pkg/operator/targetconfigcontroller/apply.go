@@ -48,7 +48,7 @@ func (c *targetConfigController) apply(ctx context.Context, recorder events.Reco
 		}
 		return c.applyFailed(ctx, ss, own, err, fmt.Sprintf("applying Deployment %s/%s: %v", decision.Deployment.Namespace, decision.Deployment.Name, err))
 	}
-	keep := rollout.InUse(objs.ConfigHash, decision.Record, deployment, in.pods)
+	keep := rollout.InUse(objs.ConfigHash, decision.Record, deployment, in.Pods)
 	if err := c.pruneConfigMaps(ctx, recorder, keep, ss.Spec.SchedulerConfig, rollout.RetainedConfigs); err != nil {
 		return c.applyFailed(ctx, ss, own, err, err.Error())
 	}

@@ -25,6 +25,7 @@ import (
 
 	secondaryschedulerv1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/extrarbac"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/gather"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/metrics"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/operatorclient"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render"
@@ -46,11 +47,9 @@ type targetConfigController struct {
 	informers       []factory.Informer
 	operatorClient  operatorclient.Interface
 	kubeClient      kubernetes.Interface
+	sources         gather.Sources
 	configMapLister corev1listers.ConfigMapNamespaceLister
-	podLister       corev1listers.PodNamespaceLister
-	grantableLister rbacv1listers.ClusterRoleLister
 	deployments     appsv1listers.DeploymentNamespaceLister
-	secretLister    corev1listers.SecretNamespaceLister
 	namespaces      corev1listers.NamespaceLister
 	formerBindings  rbacv1listers.ClusterRoleBindingLister
 	extraRBAC       extrarbac.Writer
@@ -102,13 +101,18 @@ func newController(operatorClient operatorclient.Interface, kubeClient kubernete
 			// The ceiling of spec.rbac: widening it lets a refused rule through.
 			grantable.Informer(),
 		},
-		operatorClient:  operatorClient,
-		kubeClient:      kubeClient,
+		operatorClient: operatorClient,
+		kubeClient:     kubeClient,
+		sources: gather.Sources{
+			ConfigMap:   operand.Core().V1().ConfigMaps().Lister().ConfigMaps(render.OperandNamespace).Get,
+			Secret:      operand.Core().V1().Secrets().Lister().Secrets(render.OperandNamespace).Get,
+			Namespace:   cluster.Core().V1().Namespaces().Lister().Get,
+			ClusterRole: grantable.Lister().Get,
+			Deployment:  operand.Apps().V1().Deployments().Lister().Deployments(render.OperandNamespace).Get,
+			Pods:        operand.Core().V1().Pods().Lister().Pods(render.OperandNamespace).List,
+		},
 		configMapLister: operand.Core().V1().ConfigMaps().Lister().ConfigMaps(render.OperandNamespace),
-		podLister:       operand.Core().V1().Pods().Lister().Pods(render.OperandNamespace),
-		grantableLister: grantable.Lister(),
 		deployments:     operand.Apps().V1().Deployments().Lister().Deployments(render.OperandNamespace),
-		secretLister:    operand.Core().V1().Secrets().Lister().Secrets(render.OperandNamespace),
 		namespaces:      cluster.Core().V1().Namespaces().Lister(),
 		formerBindings:  cluster.Rbac().V1().ClusterRoleBindings().Lister(),
 		extraRBAC:       extrarbac.NewWriter(kubeClient, kubeInformers),
@@ -149,12 +153,12 @@ func (c *targetConfigController) sync(ctx context.Context, syncCtx factory.SyncC
 	if err != nil {
 		return err
 	}
-	objs, err := c.render(in.render)
+	objs, err := c.render(in.Render)
 	metrics.SetConfigValid(!render.IsInputError(err))
 	if err != nil {
 		return c.refused(ctx, recorder, ss, own, err)
 	}
-	decision := rollout.Decide(rollout.Inputs{Desired: objs, Live: in.live, Observed: in.observed, Record: in.record,
+	decision := rollout.Decide(rollout.Inputs{Desired: objs, Live: in.Live, Observed: in.Observed, Record: in.Record,
 		Awaiting: in.awaiting, Now: metav1.NewTime(c.clock.Now())})
 	// Remembered before anything is applied: the status write comes last and
 	// may fail, and the next sync must still see this record.

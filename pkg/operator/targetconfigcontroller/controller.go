@@ -70,7 +70,7 @@ type targetConfigController struct {
 }
 
 // NewTargetConfigController returns the controller. kubeClient should read
-// from kubeInformers (operatorclient.NewCachedKubeClient) so that a converged
+// from kubeInformers (kubecache.NewCachedKubeClient) so that a converged
 // sync sends no request. observerWait is how long a new SecondaryScheduler's
 // first rollout waits for the config observer (0 where none runs).
 func NewTargetConfigController(operatorClient operatorclient.Interface, kubeClient kubernetes.Interface, kubeInformers v1helpers.KubeInformersForNamespaces,

@@ -14,7 +14,6 @@ import (
 	"github.com/spf13/cobra"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -22,11 +21,13 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/yaml"
 
 	secondaryschedulerv1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1"
 	"github.com/openshift/secondary-scheduler-operator/pkg/generated/clientset/versioned"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/gather"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render"
 )
 
@@ -51,13 +52,17 @@ and a cluster, and prints:
     owns: configuration data, rules, bindings, the Service's ports, the pod
     template) or delete (spec.rbac objects no longer asked for, the bindings of
     earlier releases, everything but the namespace on managementState Removed;
-    nothing on Unmanaged).
+    nothing on Unmanaged);
+  - the decision the operator would take for the scheduler Deployment, from
+    the same code and the cluster's rollout record: roll out, no rollout, roll
+    back to the last configuration that ran (when this input's failed before),
+    or hold.
 
 Without APIServer or Scheduler documents, the input is observed as the
 cluster's SecondaryScheduler is (its spec.observedConfig). It only reads: no
-request writes, and the operator's rollout safeguards (a configuration that
-failed before is not rolled out again) are not played. Invalid input prints
-the problems, as render does, and exits non-zero.`,
+request writes. Invalid input prints the problems, as render does, and exits
+non-zero; spec.rbac beyond the ceiling prints "would be refused: RBACRefused"
+with the rules, and exits non-zero.`,
 		Args: cobra.NoArgs,
 		Run: func(c *cobra.Command, _ []string) {
 			if err := Diff(c.Context(), o.files, o.kubeconfig, c.InOrStdin(), c.OutOrStdout()); err != nil {
@@ -75,65 +80,20 @@ the problems, as render does, and exits non-zero.`,
 // files (as render reads them) and the cluster of kubeconfig ("" for the
 // default loading rules). It only reads from the cluster.
 func Diff(ctx context.Context, files []string, kubeconfig string, stdin io.Reader, stdout io.Writer) error {
-	in, err := readInputs(files, stdin)
+	ch, err := loadChange(ctx, files, kubeconfig, stdin)
 	if err != nil {
+		return printRefusal(stdout, err)
+	}
+	kube, objs, config := ch.kube, ch.objs, ch.config
+	if err := printConfigDiff(stdout, ch.served, ch.servedFrom, objs); err != nil {
 		return err
 	}
-	rules := clientcmd.NewDefaultClientConfigLoadingRules()
-	rules.ExplicitPath = kubeconfig
-	config, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, nil).ClientConfig()
-	if err != nil {
-		return fmt.Errorf("the cluster's kubeconfig: %w", err)
-	}
-	kube, err := kubernetes.NewForConfig(config)
-	if err != nil {
-		return err
-	}
-	crs, err := versioned.NewForConfig(config)
-	if err != nil {
-		return err
-	}
-
-	ss := in.scheduler
-	live, err := crs.OperatorV1().SecondarySchedulers().Get(ctx, secondaryschedulerv1.SingletonName, metav1.GetOptions{})
-	switch {
-	case len(in.observed) > 0:
-		if err := observe(ss, in.observed); err != nil {
-			return fmt.Errorf("observing the cluster configuration: %w", err)
-		}
-	case err == nil && len(ss.Spec.ObservedConfig.Raw) == 0:
-		ss.Spec.ObservedConfig = live.Spec.ObservedConfig
-	case err != nil && !apierrors.IsNotFound(err):
-		return fmt.Errorf("reading SecondaryScheduler %s: %w", secondaryschedulerv1.SingletonName, err)
-	}
-	_, err = kube.CoreV1().Secrets(render.OperandNamespace).Get(ctx, render.ServingCertSecretName, metav1.GetOptions{})
-	if err != nil && !apierrors.IsNotFound(err) {
-		return err
-	}
-	inputs := render.Inputs{SecondaryScheduler: ss, UserConfig: in.userConfig(ss.Spec.SchedulerConfig), ServingCertAvailable: err == nil}
-	switch ns, err := kube.CoreV1().Namespaces().Get(ctx, render.OperandNamespace, metav1.GetOptions{}); {
-	case err == nil:
-		inputs.PodSecurityEnforce = ns.Labels[render.PodSecurityEnforceLabel]
-	case !apierrors.IsNotFound(err):
-		return err
-	}
-	objs, err := render.Render(inputs)
-	if err != nil {
-		return err
-	}
-
-	served, servedFrom, err := servedConfig(ctx, kube)
-	if err != nil {
-		return err
-	}
-	if err := printConfigDiff(stdout, served, servedFrom, objs); err != nil {
-		return err
-	}
+	printDecision(stdout, objs, ch.gathered)
 	dyn, err := dynamic.NewForConfig(config)
 	if err != nil {
 		return err
 	}
-	changes, err := objectChanges(ctx, kube, dyn, ss.Spec.ManagementState, objs)
+	changes, err := objectChanges(ctx, kube, dyn, ch.in.scheduler.Spec.ManagementState, objs)
 	if err != nil {
 		return err
 	}
@@ -145,6 +105,89 @@ func Diff(ctx context.Context, files []string, kubeconfig string, stdin io.Reade
 		fmt.Fprintln(stdout, "  "+line)
 	}
 	return nil
+}
+
+// change is an input rendered for a cluster, beside what the cluster serves now.
+type change struct {
+	in     *renderInput
+	config *rest.Config
+	kube   kubernetes.Interface
+	// gathered is every input the controller would read.
+	gathered *gather.Inputs
+	objs     *render.Objects
+	// served is the configuration the scheduler Deployment mounts, from
+	// ConfigMap servedFrom ("" when no Deployment exists).
+	served, servedFrom string
+}
+
+// loadChange reads the input files, renders them for the cluster of
+// kubeconfig and reads what it serves. It only reads from the cluster.
+func loadChange(ctx context.Context, files []string, kubeconfig string, stdin io.Reader) (*change, error) {
+	in, err := readInputs(files, stdin)
+	if err != nil {
+		return nil, err
+	}
+	config, err := clusterConfig(kubeconfig)
+	if err != nil {
+		return nil, err
+	}
+	kube, gathered, objs, err := renderForCluster(ctx, config, in)
+	if err != nil {
+		return nil, err
+	}
+	served, servedFrom, err := servedConfig(ctx, kube)
+	if err != nil {
+		return nil, err
+	}
+	return &change{in: in, config: config, kube: kube, gathered: gathered, objs: objs, served: served, servedFrom: servedFrom}, nil
+}
+
+// clusterConfig loads kubeconfig ("" for the default loading rules).
+func clusterConfig(kubeconfig string) (*rest.Config, error) {
+	rules := clientcmd.NewDefaultClientConfigLoadingRules()
+	rules.ExplicitPath = kubeconfig
+	config, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, nil).ClientConfig()
+	if err != nil {
+		return nil, fmt.Errorf("the cluster's kubeconfig: %w", err)
+	}
+	return config, nil
+}
+
+// renderForCluster renders the input as the operator would for the cluster of
+// config: observed as the cluster's SecondaryScheduler is unless the input
+// gives APIServer or Scheduler documents, with every other input gathered from
+// the cluster as the controller gathers it from its caches. It only reads.
+func renderForCluster(ctx context.Context, config *rest.Config, in *renderInput) (kubernetes.Interface, *gather.Inputs, *render.Objects, error) {
+	kube, err := kubernetes.NewForConfig(config)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	crs, err := versioned.NewForConfig(config)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	ss := in.scheduler
+	live, err := crs.OperatorV1().SecondarySchedulers().Get(ctx, secondaryschedulerv1.SingletonName, metav1.GetOptions{})
+	switch {
+	case apierrors.IsNotFound(err):
+		live = nil
+	case err != nil:
+		return nil, nil, nil, fmt.Errorf("reading SecondaryScheduler %s: %w", secondaryschedulerv1.SingletonName, err)
+	}
+	switch {
+	case len(in.observed) > 0:
+		if err := observe(ss, in.observed); err != nil {
+			return nil, nil, nil, fmt.Errorf("observing the cluster configuration: %w", err)
+		}
+	case live != nil && len(ss.Spec.ObservedConfig.Raw) == 0:
+		ss.Spec.ObservedConfig = live.Spec.ObservedConfig
+	}
+	gathered, err := gather.Gather(ss, liveRecord(live), liveSources(ctx, kube, in))
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	objs, err := render.Render(gathered.Render)
+	return kube, gathered, objs, err
 }
 
 // readInputs reads the documents of files as render does.
@@ -348,37 +391,23 @@ func short(hash string) string {
 	return hash
 }
 
-// removedExtraRBAC lists the spec.rbac objects that exist but objs no longer has.
+// removedExtraRBAC lists the spec.rbac objects that exist but objs has not
+// (Render leaves out the pair spec.rbac no longer carries).
 func removedExtraRBAC(ctx context.Context, kube kubernetes.Interface, objs *render.Objects) ([]string, error) {
-	has := map[string]bool{}
-	for _, obj := range objs.All() {
-		switch o := obj.(type) {
-		case *rbacv1.ClusterRole:
-			has["ClusterRole "+o.Name] = true
-		case *rbacv1.ClusterRoleBinding:
-			has["ClusterRoleBinding "+o.Name] = true
-		case *rbacv1.Role:
-			has["Role "+o.Namespace+"/"+o.Name] = true
-		case *rbacv1.RoleBinding:
-			has["RoleBinding "+o.Namespace+"/"+o.Name] = true
-		}
-	}
-	ns, name := render.OperandNamespace, render.ExtraRBACName
+	ns, name, get, rbac := render.OperandNamespace, render.ExtraRBACName, metav1.GetOptions{}, kube.RbacV1()
 	checks := []struct {
-		what string
-		get  func() error
+		what    string
+		desired bool
+		get     func() error
 	}{
-		{"ClusterRole " + name, func() error { _, err := kube.RbacV1().ClusterRoles().Get(ctx, name, metav1.GetOptions{}); return err }},
-		{"ClusterRoleBinding " + name, func() error {
-			_, err := kube.RbacV1().ClusterRoleBindings().Get(ctx, name, metav1.GetOptions{})
-			return err
-		}},
-		{"Role " + ns + "/" + name, func() error { _, err := kube.RbacV1().Roles(ns).Get(ctx, name, metav1.GetOptions{}); return err }},
-		{"RoleBinding " + ns + "/" + name, func() error { _, err := kube.RbacV1().RoleBindings(ns).Get(ctx, name, metav1.GetOptions{}); return err }},
+		{"ClusterRole " + name, objs.Extra.ClusterRole != nil, func() error { _, err := rbac.ClusterRoles().Get(ctx, name, get); return err }},
+		{"ClusterRoleBinding " + name, objs.Extra.ClusterRoleBinding != nil, func() error { _, err := rbac.ClusterRoleBindings().Get(ctx, name, get); return err }},
+		{"Role " + ns + "/" + name, objs.Extra.Role != nil, func() error { _, err := rbac.Roles(ns).Get(ctx, name, get); return err }},
+		{"RoleBinding " + ns + "/" + name, objs.Extra.RoleBinding != nil, func() error { _, err := rbac.RoleBindings(ns).Get(ctx, name, get); return err }},
 	}
 	var out []string
 	for _, c := range checks {
-		if has[c.what] {
+		if c.desired {
 			continue
 		}
 		switch err := c.get(); {

@@ -165,6 +165,12 @@ func TestFailedRolloutIsRolledBack(t *testing.T) {
 		if c := o.condition(t, targetconfigcontroller.ConditionType); c.Reason != "RolloutFailed" {
 			t.Errorf("%s reason %q, want RolloutFailed", targetconfigcontroller.ConditionType, c.Reason)
 		}
+		// diff shows the same decision for the same input.
+		out, err := runDiff(t, o.diffReaderKubeconfig(t), o.diffInput(t, nopeConfig, nil))
+		if err != nil {
+			t.Fatalf("diff: %v", err)
+		}
+		expectFragments(t, out, "Decision: would roll back to configuration "+good.ConfigHash[:12]+" (RolloutFailed)", nopeError)
 		for hash, fragment := range map[string]string{good.ConfigHash: "secondary-scheduler", bad.ConfigHash: "Nope"} {
 			cm, err := o.admin.Kube.CoreV1().ConfigMaps(operandNS).Get(ctx, render.ConfigMapNameFor(hash), metav1.GetOptions{})
 			if err != nil {

@@ -25,7 +25,7 @@ func NewRootCommand() *cobra.Command {
 		},
 		SilenceUsage: true,
 	}
-	root.AddCommand(newOperatorCommand(), newRenderCommand(), newDiffCommand(), newVersionCommand())
+	root.AddCommand(newOperatorCommand(), newRenderCommand(), newDiffCommand(), newTrialCommand(), newVersionCommand())
 	return root
 }
 

@@ -39,15 +39,7 @@ const podGroupLabel = "scheduling.x-k8s.io/pod-group"
 func TestCoschedulingGang(t *testing.T) {
 	c := needCluster(t)
 	ctx := context.Background()
-	crds := filepath.Join(filepath.Dir(c.bin), "crds")
-	if out, err := c.kubectl("apply", "-f", crds+"/"); err != nil {
-		t.Fatalf("kubectl apply -f %s/ (scheduler-plugins' CRDs, from hack/controlplane/build.sh): %v\n%s", crds, err, out)
-	}
-	if out, err := c.kubectl("wait", "--for=condition=Established", "--timeout=60s", "crd/podgroups.scheduling.x-k8s.io"); err != nil {
-		t.Fatalf("the PodGroup CRD: %v\n%s", err, out)
-	}
-	c.applyExample(t, "coscheduling")
-	c.waitReconciled(t)
+	c.coschedulingRolledOut(t)
 	scheduler := c.playKubelet(t)
 	ns := c.createNamespace(t, "e2e-gang")
 
@@ -112,6 +104,21 @@ func TestCoschedulingGang(t *testing.T) {
 		c.waitBoundWithin(t, ns, name, 3*time.Minute)
 	}
 	t.Logf("with the rules back, the stalled gang bound after %s", time.Since(start).Round(time.Second))
+}
+
+// coschedulingRolledOut installs scheduler-plugins' CRDs, applies
+// examples/coscheduling and waits until the operator has rolled it out.
+func (c *cluster) coschedulingRolledOut(t *testing.T) {
+	t.Helper()
+	crds := filepath.Join(filepath.Dir(c.bin), "crds")
+	if out, err := c.kubectl("apply", "-f", crds+"/"); err != nil {
+		t.Fatalf("kubectl apply -f %s/ (scheduler-plugins' CRDs, from hack/controlplane/build.sh): %v\n%s", crds, err, out)
+	}
+	if out, err := c.kubectl("wait", "--for=condition=Established", "--timeout=60s", "crd/podgroups.scheduling.x-k8s.io"); err != nil {
+		t.Fatalf("the PodGroup CRD: %v\n%s", err, out)
+	}
+	c.applyExample(t, "coscheduling")
+	c.waitReconciled(t)
 }
 
 // createGangPod creates a pod for the secondary scheduler in PodGroup group

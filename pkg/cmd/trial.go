@@ -1,0 +1,261 @@
+package cmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	appsv1 "k8s.io/api/apps/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/klog/v2"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
+
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render"
+	"github.com/openshift/secondary-scheduler-operator/pkg/trial"
+)
+
+// TrialOptions are the trial command's flags.
+type TrialOptions struct {
+	Files      []string
+	Kubeconfig string
+	// BinDir holds the sandbox's etcd and kube-apiserver, and the default schedulers.
+	BinDir             string
+	Current, Candidate string
+	Replay             int
+	Timeout            time.Duration
+	MaxNewly           int
+	// MaxMovedPercent is nil for no bound.
+	MaxMovedPercent *float64
+	Output          string
+	WorkDir         string
+	// Inspect is trial.Options.Inspect (tests).
+	Inspect func(arm string, sandbox *rest.Config) error
+}
+
+// ErrTrialBlocked is returned, after the report is written, when the gate
+// blocks the change; the command exits 2.
+var ErrTrialBlocked = errors.New("the trial blocks the change")
+
+func newTrialCommand() *cobra.Command {
+	o := &TrialOptions{}
+	maxMoved := -1.0
+	c := &cobra.Command{
+		Use:   "trial -f FILE [-f FILE ...] [--kubeconfig FILE]",
+		Short: "Try a SecondaryScheduler change on a copy of the cluster: which placements move, which pods become unschedulable",
+		Long: `Reads the same input as render and diff (a SecondaryScheduler, the ConfigMap
+its spec.schedulerConfig names), renders the scheduler configuration the
+operator would roll out, and tries it against the one the cluster serves now:
+
+  - takes a snapshot of the cluster (read-only there): nodes, bound pods,
+    volumes, classes, namespaces, PodGroups and ElasticQuotas, trimmed to what
+    scheduling reads (no env value, no Secret or ConfigMap reference);
+  - replays the pending pods of the scheduler's profiles and the last --replay
+    pods it bound, in two sandboxes (etcd and kube-apiserver from --bin-dir):
+    one scheduled by the current scheduler with the served configuration, one
+    by the candidate with the rendered configuration;
+  - prints per pod (a PodGroup's pods count as one unit): same node, moved,
+    newly unschedulable (with the scheduler's reason and plugin), newly
+    schedulable, and the pods per node.
+
+The gate: more than --max-newly-unschedulable newly unschedulable units, or
+more than --max-moved-percent of the units placed by both moved, blocks the
+change: the command exits 2. It exits 1 when the trial cannot run. docs/trial.md
+says what a trial can and cannot predict.`,
+		Args: cobra.NoArgs,
+		Run: func(c *cobra.Command, _ []string) {
+			if maxMoved >= 0 {
+				o.MaxMovedPercent = &maxMoved
+			}
+			err := RunTrial(c.Context(), o, c.InOrStdin(), c.OutOrStdout(), c.ErrOrStderr())
+			switch {
+			case errors.Is(err, ErrTrialBlocked):
+				fmt.Fprintln(c.ErrOrStderr(), "error: "+err.Error())
+				exit(2)
+			case err != nil:
+				printRenderError(c.ErrOrStderr(), err)
+				exit(1)
+			}
+		},
+	}
+	f := c.Flags()
+	f.StringArrayVarP(&o.Files, "filename", "f", nil, "a YAML file of input objects; - reads standard input")
+	f.StringVar(&o.Kubeconfig, "kubeconfig", "", "the cluster's kubeconfig (default: $KUBECONFIG, ~/.kube/config, in-cluster)")
+	f.StringVar(&o.BinDir, "bin-dir", "", "the directory of etcd and kube-apiserver for the sandboxes, and of the default schedulers "+
+		"(default: $KUBEBUILDER_ASSETS, else _output/controlplane/bin of the repository holding the working directory, "+
+		"else ../controlplane/bin beside this executable, as make build and make controlplane lay them out)")
+	f.StringVar(&o.Current, "current-scheduler", "", "the current scheduler's binary (default: by the running image: "+
+		"scheduler-plugins for a scheduler-plugins image, else kube-scheduler, in --bin-dir or else on $PATH)")
+	f.StringVar(&o.Candidate, "candidate-scheduler", "", "the candidate scheduler's binary (default: by spec.schedulerImage, as --current-scheduler)")
+	f.IntVar(&o.Replay, "replay", 50, "how many of the pods the scheduler bound last to replay, besides the pending ones")
+	f.DurationVar(&o.Timeout, "timeout", trial.DefaultTimeout, "how long each scheduler may take to place the replayed pods")
+	f.IntVar(&o.MaxNewly, "max-newly-unschedulable", 0, "the gate: how many units may become unschedulable")
+	f.Float64Var(&maxMoved, "max-moved-percent", -1, "the gate: the share of units that may move, in percent (negative: no bound)")
+	f.StringVarP(&o.Output, "output", "o", "text", "text or json")
+	f.StringVar(&o.WorkDir, "work-dir", "", "keep each arm's configuration and scheduler log here (default: a temporary directory, removed)")
+	return c
+}
+
+// RunTrial is the trial command. It returns an error wrapping ErrTrialBlocked,
+// after the report is written, when the gate blocks the change.
+func RunTrial(ctx context.Context, o *TrialOptions, stdin io.Reader, stdout, stderr io.Writer) error {
+	if o.Output != "text" && o.Output != "json" {
+		return fmt.Errorf("--output: %q is neither text nor json", o.Output)
+	}
+	if o.Replay < 0 {
+		return fmt.Errorf("--replay: %d is negative", o.Replay)
+	}
+	ch, err := loadChange(ctx, o.Files, o.Kubeconfig, stdin)
+	if err != nil {
+		return err
+	}
+	kube, objs, served, servedFrom := ch.kube, ch.objs, ch.served, ch.servedFrom
+	if servedFrom == "" {
+		return fmt.Errorf("no scheduler runs in the cluster (no Deployment %s/%s): there is nothing to try the change against",
+			render.OperandNamespace, render.OperandName)
+	}
+	binDir, err := trialBinDir(o.BinDir)
+	if err != nil {
+		return err
+	}
+	current, candidate, err := trialArms(ctx, kube, o, binDir, served, objs)
+	if err != nil {
+		return err
+	}
+	names, err := trial.SchedulerNames(current.Config)
+	if err != nil {
+		return fmt.Errorf("the served configuration (ConfigMap %s): %w", servedFrom, err)
+	}
+	names = append(names, objs.SchedulerNames...)
+	slices.Sort(names)
+	names = slices.Compact(names)
+
+	// envtest logs through controller-runtime, which warns when no logger is set.
+	ctrllog.SetLogger(klog.NewKlogr().WithName("trial-sandbox"))
+	dyn, err := dynamic.NewForConfig(ch.config)
+	if err != nil {
+		return err
+	}
+	start := time.Now()
+	fmt.Fprintf(stderr, "trial: taking the snapshot (schedulers %s, replaying the last %d bound)\n", strings.Join(names, ", "), o.Replay)
+	snap, err := trial.Take(ctx, trial.Source{Kube: kube, Dynamic: dyn}, names, o.Replay)
+	if err != nil {
+		return fmt.Errorf("taking the snapshot: %w", err)
+	}
+	took := time.Since(start)
+	fmt.Fprintf(stderr, "trial: %d nodes, %d bound pods, %d to replay; current: ConfigMap %s on %s, candidate: ConfigMap %s on %s\n",
+		len(snap.Nodes), len(snap.Pods), len(snap.Replay), servedFrom, current.Binary, objs.ConfigMap.Name, candidate.Binary)
+	gate := trial.Gate{MaxNewlyUnschedulable: o.MaxNewly, MaxMovedPercent: o.MaxMovedPercent}
+	topts := trial.Options{Snapshot: snap, Current: current, Candidate: candidate, SandboxBin: binDir,
+		WorkDir: o.WorkDir, Timeout: o.Timeout, Gate: gate}
+	if o.Inspect != nil {
+		topts.Inspect = o.Inspect
+	}
+	report, err := trial.Run(ctx, topts)
+	if err != nil {
+		return err
+	}
+	report.Timings.Snapshot = took
+	report.Timings.Total += took
+	if o.Output == "json" {
+		err = report.WriteJSON(stdout)
+	} else {
+		err = report.WriteText(stdout)
+	}
+	if err != nil {
+		return err
+	}
+	if !report.Verdict.Allowed {
+		return fmt.Errorf("%w: %s", ErrTrialBlocked, report.Verdict.Message)
+	}
+	return nil
+}
+
+// trialArms are the current scheduler (the served configuration, the running
+// image's binary) and the candidate (the rendered ones).
+func trialArms(ctx context.Context, kube kubernetes.Interface, o *TrialOptions, binDir, served string, objs *render.Objects) (trial.Arm, trial.Arm, error) {
+	d, err := kube.AppsV1().Deployments(render.OperandNamespace).Get(ctx, render.OperandName, metav1.GetOptions{})
+	if err != nil {
+		return trial.Arm{}, trial.Arm{}, err
+	}
+	current := trial.Arm{Name: "current", Binary: o.Current, Config: []byte(served)}
+	candidate := trial.Arm{Name: "candidate", Binary: o.Candidate, Config: []byte(objs.ConfigMap.Data[render.ConfigKey])}
+	for _, a := range []struct {
+		arm  *trial.Arm
+		d    *appsv1.Deployment
+		flag string
+	}{{&current, d, "--current-scheduler"}, {&candidate, objs.Deployment, "--candidate-scheduler"}} {
+		if a.arm.Binary == "" {
+			if a.arm.Binary, err = schedulerBinary(binDir, schedulerImage(a.d)); err != nil {
+				return trial.Arm{}, trial.Arm{}, fmt.Errorf("%s: %w", a.flag, err)
+			}
+		}
+	}
+	return current, candidate, nil
+}
+
+// schedulerImage is the scheduler container's image of a Deployment.
+func schedulerImage(d *appsv1.Deployment) string {
+	for _, c := range d.Spec.Template.Spec.Containers {
+		if c.Name == render.OperandName {
+			return c.Image
+		}
+	}
+	return ""
+}
+
+// schedulerBinary is the local build of an image: scheduler-plugins' for its
+// images, kube-scheduler otherwise; in binDir, or else on $PATH.
+func schedulerBinary(binDir, image string) (string, error) {
+	name := "kube-scheduler"
+	if strings.Contains(image, "/scheduler-plugins/") {
+		name = "scheduler-plugins"
+	}
+	p := filepath.Join(binDir, name)
+	if fi, err := os.Stat(p); err == nil && !fi.IsDir() {
+		return p, nil
+	}
+	if p, err := exec.LookPath(name); err == nil {
+		return p, nil
+	}
+	return "", fmt.Errorf("image %s runs %s, which is neither in %s nor on $PATH; name a binary", image, name, binDir)
+}
+
+// trialBinDir resolves --bin-dir's default.
+func trialBinDir(flag string) (string, error) {
+	if flag != "" {
+		return flag, nil
+	}
+	if d := os.Getenv("KUBEBUILDER_ASSETS"); d != "" {
+		return d, nil
+	}
+	var candidates []string
+	if wd, err := os.Getwd(); err == nil {
+		for dir := wd; ; dir = filepath.Dir(dir) {
+			candidates = append(candidates, filepath.Join(dir, "_output", "controlplane", "bin"))
+			if filepath.Dir(dir) == dir {
+				break
+			}
+		}
+	}
+	if exe, err := os.Executable(); err == nil {
+		candidates = append(candidates, filepath.Join(filepath.Dir(exe), "..", "controlplane", "bin"))
+	}
+	for _, d := range candidates {
+		if fi, err := os.Stat(filepath.Join(d, "kube-apiserver")); err == nil && !fi.IsDir() {
+			return d, nil
+		}
+	}
+	return "", errors.New("--bin-dir: no kube-apiserver found in _output/controlplane/bin of the working directory's repository " +
+		"nor beside this executable; build them with hack/controlplane/build.sh or name the directory")
+}

@@ -1,0 +1,51 @@
+package cmd
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestTrialRefusesBadFlags(t *testing.T) {
+	for _, tc := range []struct {
+		o    TrialOptions
+		want string
+	}{
+		{TrialOptions{Output: "yaml"}, `--output: "yaml" is neither text nor json`},
+		{TrialOptions{Output: "text", Replay: -1}, "--replay: -1 is negative"},
+		{TrialOptions{Output: "json"}, "no input: give the SecondaryScheduler"},
+	} {
+		var out bytes.Buffer
+		err := RunTrial(t.Context(), &tc.o, nil, &out, &out)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("RunTrial(%+v) = %v, want %q", tc.o, err, tc.want)
+		}
+		if out.Len() != 0 {
+			t.Errorf("RunTrial(%+v) wrote %q before refusing", tc.o, out.String())
+		}
+	}
+}
+
+func TestSchedulerBinaryByImage(t *testing.T) {
+	dir := t.TempDir()
+	for _, b := range []string{"kube-scheduler", "scheduler-plugins"} {
+		if err := os.WriteFile(filepath.Join(dir, b), nil, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for image, want := range map[string]string{
+		"registry.k8s.io/scheduler-plugins/kube-scheduler:v0.34.7": "scheduler-plugins",
+		"registry.k8s.io/kube-scheduler:v1.37.2":                   "kube-scheduler",
+	} {
+		got, err := schedulerBinary(dir, image)
+		if err != nil || got != filepath.Join(dir, want) {
+			t.Errorf("schedulerBinary(%s) = %s, %v; want %s", image, got, err, want)
+		}
+	}
+	t.Setenv("PATH", t.TempDir())
+	if _, err := schedulerBinary(t.TempDir(), "registry.k8s.io/kube-scheduler:v1.37.2"); err == nil || !strings.Contains(err.Error(), "kube-scheduler, which is neither in") {
+		t.Errorf("a missing binary gave %v", err)
+	}
+}

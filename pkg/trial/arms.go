@@ -1,0 +1,203 @@
+package trial
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/yaml"
+)
+
+// Arm is one scheduler of a trial.
+type Arm struct {
+	// Name says which ("current", "candidate"); it names the arm's files.
+	Name string `json:"name"`
+	// Binary is the scheduler executable (kube-scheduler, or a build with
+	// out-of-tree plugins such as scheduler-plugins').
+	Binary string `json:"binary"`
+	// Config is its KubeSchedulerConfiguration (YAML). Its client connection
+	// and leader election are replaced: the sandbox, no election.
+	Config []byte `json:"-"`
+}
+
+// SchedulerNames are the profiles' scheduler names of a KubeSchedulerConfiguration.
+func SchedulerNames(config []byte) ([]string, error) {
+	var c struct {
+		Profiles []struct {
+			SchedulerName string `json:"schedulerName"`
+		} `json:"profiles"`
+	}
+	if err := yaml.Unmarshal(config, &c); err != nil {
+		return nil, fmt.Errorf("the scheduler configuration: %w", err)
+	}
+	var names []string
+	for _, p := range c.Profiles {
+		names = append(names, p.SchedulerName)
+	}
+	if len(names) == 0 {
+		names = []string{corev1.DefaultSchedulerName}
+	}
+	return names, nil
+}
+
+// sandboxConfig is config pointed at kubeconfig, without leader election.
+func sandboxConfig(config []byte, kubeconfig string) ([]byte, error) {
+	var obj map[string]interface{}
+	useNumber := func(d *json.Decoder) *json.Decoder { d.UseNumber(); return d }
+	if err := yaml.Unmarshal(config, &obj, useNumber); err != nil {
+		return nil, fmt.Errorf("the scheduler configuration: %w", err)
+	}
+	if obj == nil {
+		return nil, errors.New("the scheduler configuration is empty")
+	}
+	conn, _ := obj["clientConnection"].(map[string]interface{})
+	if conn == nil {
+		conn = map[string]interface{}{}
+	}
+	conn["kubeconfig"] = kubeconfig
+	obj["clientConnection"] = conn
+	obj["leaderElection"] = map[string]interface{}{"leaderElect": false}
+	return yaml.Marshal(obj)
+}
+
+// pollInterval is how often an arm looks at the replayed pods.
+const pollInterval = 250 * time.Millisecond
+
+// armRun is an arm's result in its sandbox.
+type armRun struct {
+	outcome Outcome
+	// undecided counts the pods neither bound nor reported unschedulable
+	// within the timeout.
+	undecided int
+	log       string
+}
+
+// schedule runs arm's scheduler against sb until every replayed pod is bound
+// or reported unschedulable and nothing changed for one more look, or until
+// timeout. Undecided pods are unschedulable for the comparison, with a reason
+// that says so.
+func schedule(ctx context.Context, sb *Sandbox, arm Arm, dir string, want int, timeout time.Duration) (*armRun, error) {
+	config, err := sandboxConfig(arm.Config, sb.Kubeconfig)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", arm.Name, err)
+	}
+	configPath := filepath.Join(dir, "config.yaml")
+	if err := os.WriteFile(configPath, config, 0o600); err != nil {
+		return nil, err
+	}
+	run := &armRun{log: filepath.Join(dir, "scheduler.log")}
+	logFile, err := os.Create(run.log)
+	if err != nil {
+		return nil, err
+	}
+	defer logFile.Close()
+	cmd := exec.Command(arm.Binary, "--config="+configPath, "--secure-port=0",
+		"--authentication-kubeconfig="+sb.Kubeconfig, "--authorization-kubeconfig="+sb.Kubeconfig)
+	cmd.Stdout, cmd.Stderr = logFile, logFile
+	cmd.SysProcAttr = childProcAttr()
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("%s: starting %s: %w", arm.Name, arm.Binary, err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	defer func() {
+		_ = cmd.Process.Kill()
+		<-exited
+	}()
+
+	deadline := time.NewTimer(timeout)
+	defer deadline.Stop()
+	tick := time.NewTicker(pollInterval)
+	defer tick.Stop()
+	var last Outcome
+	for {
+		pods, err := sb.replayedPods(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("%s: reading the replayed pods: %w", arm.Name, err)
+		}
+		outcome, decided := outcomeOf(pods)
+		if decided == want && len(pods) == want && equalOutcomes(outcome, last) {
+			run.outcome = outcome
+			return run, nil
+		}
+		last = outcome
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case err := <-exited:
+			exited <- err // for the deferred wait
+			return nil, fmt.Errorf("%s: %s exited (%v) before it placed the replayed pods; the end of %s:\n%s",
+				arm.Name, filepath.Base(arm.Binary), err, run.log, tail(run.log, 15))
+		case <-deadline.C:
+			run.outcome, run.undecided = outcome, len(pods)-decided
+			for key, p := range outcome {
+				if p.Node == "" && p.Reason == "" {
+					p.Reason = fmt.Sprintf("no decision within %s", timeout)
+					outcome[key] = p
+				}
+			}
+			return run, nil
+		case <-tick.C:
+		}
+	}
+}
+
+// outcomeOf reads placements from pods: bound, or unschedulable by their
+// PodScheduled condition (the scheduler's message, as in its FailedScheduling
+// event). It returns how many are decided.
+func outcomeOf(pods []corev1.Pod) (Outcome, int) {
+	out := Outcome{}
+	decided := 0
+	for _, p := range pods {
+		key := p.Namespace + "/" + p.Name
+		if p.Spec.NodeName != "" {
+			out[key] = Placement{Node: p.Spec.NodeName}
+			decided++
+			continue
+		}
+		pl := Placement{}
+		for _, c := range p.Status.Conditions {
+			if c.Type == corev1.PodScheduled && c.Status == corev1.ConditionFalse && c.Reason != "" {
+				pl = Placement{Reason: c.Message, Plugins: PluginsOf(c.Message)}
+				if pl.Reason == "" {
+					pl.Reason = c.Reason
+				}
+				decided++
+			}
+		}
+		out[key] = pl
+	}
+	return out, decided
+}
+
+func equalOutcomes(a, b Outcome) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if b[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
+// tail is the last n lines of a file.
+func tail(path string, n int) string {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return err.Error()
+	}
+	lines := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}

@@ -1,0 +1,304 @@
+package trial
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+)
+
+// PodGroupLabel puts a pod in a scheduler-plugins PodGroup: the pods of one
+// group are one unit of the comparison (a gang fits whole or not at all).
+const PodGroupLabel = "scheduling.x-k8s.io/pod-group"
+
+// Placement is what one arm did with a replayed pod.
+type Placement struct {
+	// Node is where it was bound; "" when it was not.
+	Node string `json:"node,omitempty"`
+	// Reason is the scheduler's message for a pod it did not bind.
+	Reason string `json:"reason,omitempty"`
+	// Plugins are the plugins Reason names or implies, comma-separated.
+	Plugins string `json:"plugins,omitempty"`
+}
+
+// Outcome is an arm's placements by "namespace/name".
+type Outcome map[string]Placement
+
+// Change is how a unit fared under the candidate, against the current scheduler.
+type Change string
+
+const (
+	Same               Change = "same"
+	Moved              Change = "moved"
+	NewlyUnschedulable Change = "newly-unschedulable"
+	NewlySchedulable   Change = "newly-schedulable"
+	StillUnschedulable Change = "unschedulable"
+)
+
+// PodResult is one replayed pod in both arms.
+type PodResult struct {
+	Pod string `json:"pod"`
+	// Gang is its PodGroup ("namespace/name"), if any.
+	Gang      string    `json:"gang,omitempty"`
+	Current   Placement `json:"current"`
+	Candidate Placement `json:"candidate"`
+}
+
+// Unit is a pod, or the pods of a gang, and its change.
+type Unit struct {
+	Name   string `json:"name"`
+	Gang   bool   `json:"gang,omitempty"`
+	Pods   int    `json:"pods"`
+	Change Change `json:"change"`
+	// Reason and Plugins are the candidate's (newly unschedulable) or the
+	// current scheduler's (newly schedulable) message for one of its pods.
+	Reason  string `json:"reason,omitempty"`
+	Plugins string `json:"plugins,omitempty"`
+}
+
+// Counts are the units by change.
+type Counts struct {
+	Units              int `json:"units"`
+	Same               int `json:"same"`
+	Moved              int `json:"moved"`
+	NewlyUnschedulable int `json:"newlyUnschedulable"`
+	NewlySchedulable   int `json:"newlySchedulable"`
+	StillUnschedulable int `json:"unschedulable"`
+}
+
+// MovedPercent is the share of the units placed by both arms that moved.
+func (c Counts) MovedPercent() float64 {
+	if c.Same+c.Moved == 0 {
+		return 0
+	}
+	return 100 * float64(c.Moved) / float64(c.Same+c.Moved)
+}
+
+// NodeSpread is how many replayed pods each arm bound to a node.
+type NodeSpread struct {
+	Node      string `json:"node"`
+	Current   int    `json:"current"`
+	Candidate int    `json:"candidate"`
+}
+
+// Comparison is Compare's result.
+type Comparison struct {
+	Pods   []PodResult  `json:"pods"`
+	Units  []Unit       `json:"units"`
+	Counts Counts       `json:"counts"`
+	Spread []NodeSpread `json:"spread"`
+}
+
+// Compare sets the candidate's placements of the replay set against the
+// current scheduler's, per pod and per unit, and counts the pods per node.
+// A pod missing from an outcome counts as not bound there.
+func Compare(replay []corev1.Pod, current, candidate Outcome) Comparison {
+	var c Comparison
+	units := map[string]*Unit{}
+	var order []string
+	spread := map[string]*NodeSpread{}
+	count := func(node string, add func(*NodeSpread)) {
+		if node == "" {
+			return
+		}
+		if spread[node] == nil {
+			spread[node] = &NodeSpread{Node: node}
+		}
+		add(spread[node])
+	}
+	state := map[string]*unitState{}
+	for _, p := range replay {
+		key := p.Namespace + "/" + p.Name
+		r := PodResult{Pod: key, Current: current[key], Candidate: candidate[key]}
+		name, gang := key, false
+		if g := p.Labels[PodGroupLabel]; g != "" {
+			r.Gang, name, gang = p.Namespace+"/"+g, p.Namespace+"/"+g, true
+		}
+		c.Pods = append(c.Pods, r)
+		count(r.Current.Node, func(s *NodeSpread) { s.Current++ })
+		count(r.Candidate.Node, func(s *NodeSpread) { s.Candidate++ })
+		if units[name] == nil {
+			units[name] = &Unit{Name: name, Gang: gang}
+			state[name] = &unitState{currentBound: true, candidateBound: true}
+			order = append(order, name)
+		}
+		units[name].Pods++
+		state[name].add(r)
+	}
+	for _, name := range order {
+		u := units[name]
+		u.Change, u.Reason, u.Plugins = state[name].change()
+		c.Units = append(c.Units, *u)
+		c.Counts.add(u.Change)
+	}
+	for _, s := range spread {
+		c.Spread = append(c.Spread, *s)
+	}
+	sort.Slice(c.Spread, func(i, j int) bool { return c.Spread[i].Node < c.Spread[j].Node })
+	return c
+}
+
+type unitState struct {
+	currentBound, candidateBound, moved bool
+	currentReason, candidateReason      Placement
+}
+
+func (s *unitState) add(r PodResult) {
+	if r.Current.Node == "" {
+		s.currentBound = false
+		if s.currentReason.Reason == "" {
+			s.currentReason = r.Current
+		}
+	}
+	if r.Candidate.Node == "" {
+		s.candidateBound = false
+		if s.candidateReason.Reason == "" {
+			s.candidateReason = r.Candidate
+		}
+	}
+	if r.Current.Node != r.Candidate.Node {
+		s.moved = true
+	}
+}
+
+// change: a unit is placed when all its pods are bound.
+func (s *unitState) change() (Change, string, string) {
+	switch {
+	case s.currentBound && s.candidateBound && s.moved:
+		return Moved, "", ""
+	case s.currentBound && s.candidateBound:
+		return Same, "", ""
+	case s.currentBound:
+		return NewlyUnschedulable, s.candidateReason.Reason, s.candidateReason.Plugins
+	case s.candidateBound:
+		return NewlySchedulable, s.currentReason.Reason, s.currentReason.Plugins
+	}
+	return StillUnschedulable, s.candidateReason.Reason, s.candidateReason.Plugins
+}
+
+func (c *Counts) add(ch Change) {
+	c.Units++
+	switch ch {
+	case Same:
+		c.Same++
+	case Moved:
+		c.Moved++
+	case NewlyUnschedulable:
+		c.NewlyUnschedulable++
+	case NewlySchedulable:
+		c.NewlySchedulable++
+	case StillUnschedulable:
+		c.StillUnschedulable++
+	}
+}
+
+// Gate is what a trial may change before it blocks a rollout.
+type Gate struct {
+	// MaxNewlyUnschedulable is how many units the candidate may leave
+	// unschedulable that the current scheduler places (a gang is one).
+	MaxNewlyUnschedulable int `json:"maxNewlyUnschedulable"`
+	// MaxMovedPercent, when set, bounds the share of units placed by both
+	// arms that the candidate puts elsewhere.
+	MaxMovedPercent *float64 `json:"maxMovedPercent,omitempty"`
+}
+
+// Verdict is a gate's decision.
+type Verdict struct {
+	Allowed bool   `json:"allowed"`
+	Message string `json:"message"`
+	// Reasons are the first distinct reasons of newly unschedulable units.
+	Reasons []string `json:"reasons,omitempty"`
+}
+
+// maxReasons is how many reasons a verdict quotes.
+const maxReasons = 3
+
+// Check judges a comparison.
+func (g Gate) Check(c Comparison) Verdict {
+	n := c.Counts
+	var blocked []string
+	if n.NewlyUnschedulable > g.MaxNewlyUnschedulable {
+		blocked = append(blocked, fmt.Sprintf("%d newly unschedulable (at most %d allowed)", n.NewlyUnschedulable, g.MaxNewlyUnschedulable))
+	}
+	if g.MaxMovedPercent != nil && n.MovedPercent() > *g.MaxMovedPercent {
+		blocked = append(blocked, fmt.Sprintf("%.1f%% moved (at most %.1f%% allowed)", n.MovedPercent(), *g.MaxMovedPercent))
+	}
+	v := Verdict{Allowed: len(blocked) == 0}
+	seen := map[string]bool{}
+	for _, u := range c.Units {
+		if u.Change != NewlyUnschedulable || len(v.Reasons) == maxReasons {
+			continue
+		}
+		r := u.Reason
+		if u.Plugins != "" {
+			r = u.Plugins + ": " + r
+		}
+		if !seen[r] {
+			seen[r] = true
+			v.Reasons = append(v.Reasons, r)
+		}
+	}
+	summary := fmt.Sprintf("%d units: %d same, %d moved, %d newly unschedulable, %d newly schedulable, %d unschedulable in both",
+		n.Units, n.Same, n.Moved, n.NewlyUnschedulable, n.NewlySchedulable, n.StillUnschedulable)
+	if v.Allowed {
+		v.Message = "allowed: " + summary
+	} else {
+		v.Message = "blocked: " + strings.Join(blocked, ", ") + "; " + summary
+	}
+	return v
+}
+
+// pluginMessages are the failure messages of the plugins, as the scheduler
+// puts them into a PodScheduled condition ("0/3 nodes are available: 3
+// node(s) didn't match ...").
+var pluginMessages = []struct{ text, plugin string }{
+	{"didn't match scheduler-enforced node affinity", "NodeAffinity"},
+	{"didn't match Pod's node affinity/selector", "NodeAffinity"},
+	{"Insufficient ", "NodeResourcesFit"},
+	{"Too many pods", "NodeResourcesFit"},
+	{"had untolerated taint", "TaintToleration"},
+	{"were unschedulable", "NodeUnschedulable"},
+	{"didn't have free ports", "NodePorts"},
+	{"didn't match the requested node name", "NodeName"},
+	{"didn't match pod topology spread constraints", "PodTopologySpread"},
+	{"didn't match pod affinity rules", "InterPodAffinity"},
+	{"didn't match pod anti-affinity rules", "InterPodAffinity"},
+	{"didn't satisfy existing pods anti-affinity rules", "InterPodAffinity"},
+	{"didn't find available persistent volumes to bind", "VolumeBinding"},
+	{"had volume node affinity conflict", "VolumeBinding"},
+	{"unbound immediate PersistentVolumeClaims", "VolumeBinding"},
+	{"bound to non-existent pv", "VolumeBinding"},
+	{"had no available disk", "VolumeRestrictions"},
+	{"ReadWriteOncePod access mode", "VolumeRestrictions"},
+	{"exceed max volume count", "NodeVolumeLimits"},
+	{"had no available volume zone", "VolumeZone"},
+	{"pgName", "Coscheduling"},
+	{"podGroup ", "Coscheduling"},
+	{"PodGroup", "Coscheduling"},
+	{"ElasticQuota", "CapacityScheduling"},
+}
+
+// pluginNamed finds `plugin "Name"` or `plugin Name` in a message.
+var pluginNamed = regexp.MustCompile(`plugin "?([A-Z][A-Za-z0-9]+)"?`)
+
+// PluginsOf names the plugins a scheduler's message points at, sorted and
+// comma-separated; "" when it names none known.
+func PluginsOf(message string) string {
+	set := map[string]bool{}
+	for _, m := range pluginNamed.FindAllStringSubmatch(message, -1) {
+		set[m[1]] = true
+	}
+	for _, pm := range pluginMessages {
+		if strings.Contains(message, pm.text) {
+			set[pm.plugin] = true
+		}
+	}
+	var out []string
+	for p := range set {
+		out = append(out, p)
+	}
+	sort.Strings(out)
+	return strings.Join(out, ", ")
+}

@@ -1,0 +1,7 @@
+//go:build !linux
+
+package trial
+
+import "syscall"
+
+func childProcAttr() *syscall.SysProcAttr { return nil }

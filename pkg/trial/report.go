@@ -1,0 +1,80 @@
+package trial
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"path/filepath"
+	"text/tabwriter"
+	"time"
+)
+
+// WriteJSON writes the report as indented JSON.
+func (r *Report) WriteJSON(w io.Writer) error {
+	e := json.NewEncoder(w)
+	e.SetIndent("", "  ")
+	return e.Encode(r)
+}
+
+// WriteText writes the report for a reader: the verdict, the units that
+// changed (same ones are counted, not listed), the spread and the timings.
+func (r *Report) WriteText(w io.Writer) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintf(tw, "Trial: current %s, candidate %s\n", filepath.Base(r.Current.Binary), filepath.Base(r.Candidate.Binary))
+	fmt.Fprintf(tw, "Snapshot: %d nodes, %d bound pods, %d replayed\n", r.Snapshot.Nodes, r.Snapshot.Pods, r.Snapshot.Replay)
+	for _, a := range []ArmReport{r.Current, r.Candidate} {
+		fmt.Fprintf(tw, "  %s: %d bound, %d unschedulable, %d undecided\n", a.Name, a.Bound, a.Unschedulable, a.Undecided)
+	}
+	fmt.Fprintf(tw, "Verdict: %s\n", r.Verdict.Message)
+	for _, reason := range r.Verdict.Reasons {
+		fmt.Fprintf(tw, "  %s\n", reason)
+	}
+	nodes := map[string][2]string{}
+	for _, p := range r.Pods {
+		nodes[p.Pod] = [2]string{orDash(p.Current.Node), orDash(p.Candidate.Node)}
+	}
+	changed := false
+	for _, u := range r.Units {
+		if u.Change == Same {
+			continue
+		}
+		if !changed {
+			fmt.Fprintln(tw, "\nUNIT\tPODS\tCHANGE\tCURRENT\tCANDIDATE\tREASON")
+			changed = true
+		}
+		where := nodes[u.Name]
+		if u.Gang {
+			where = [2]string{"(gang)", "(gang)"}
+		}
+		reason := u.Reason
+		if u.Plugins != "" {
+			reason = u.Plugins + ": " + reason
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\n", u.Name, u.Pods, u.Change, where[0], where[1], reason)
+	}
+	if !changed {
+		fmt.Fprintln(tw, "\nNo unit changed.")
+	}
+	fmt.Fprintln(tw, "\nNODE\tCURRENT\tCANDIDATE\t(replayed pods bound)")
+	for _, s := range r.Spread {
+		fmt.Fprintf(tw, "%s\t%d\t%d\t\n", s.Node, s.Current, s.Candidate)
+	}
+	t := r.Timings
+	fmt.Fprintf(tw, "\nTimings: snapshot %s, sandbox start %s, seed %s, schedule %s, compare %s, total %s\n",
+		round(t.Snapshot), round(t.Start), round(t.Seed), round(t.Schedule), round(t.Compare), round(t.Total))
+	return tw.Flush()
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func round(d time.Duration) time.Duration {
+	if d < time.Second {
+		return d.Round(time.Millisecond)
+	}
+	return d.Round(100 * time.Millisecond)
+}

@@ -1,0 +1,274 @@
+package trial
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+)
+
+// ReplayLabel marks the replayed pods in a sandbox, so that an arm watches
+// them alone. No scheduling selector names it.
+const ReplayLabel = "trial.secondary-scheduler.openshift.io/replay"
+
+// Sandbox is an etcd and a kube-apiserver started from local binaries (with
+// envtest, as the integration tests are), holding one copy of a snapshot.
+type Sandbox struct {
+	// Config is an admin (system:masters) client config.
+	Config *rest.Config
+	// Kubeconfig is a file holding Config, for a scheduler.
+	Kubeconfig string
+
+	env  *envtest.Environment
+	kube kubernetes.Interface
+	dyn  dynamic.Interface
+}
+
+// seedWorkers is how many creates a seed sends at once.
+const seedWorkers = 16
+
+// StartSandbox starts a sandbox from the etcd and kube-apiserver in binDir and
+// writes its kubeconfig into dir.
+func StartSandbox(binDir, dir string) (*Sandbox, error) {
+	for _, b := range []string{"etcd", "kube-apiserver"} {
+		if fi, err := os.Stat(filepath.Join(binDir, b)); err != nil || fi.IsDir() {
+			return nil, fmt.Errorf("the sandbox needs %s in %s (the directory of --sandbox-bin)", b, binDir)
+		}
+	}
+	env := &envtest.Environment{
+		BinaryAssetsDirectory:    binDir,
+		ControlPlaneStartTimeout: 60 * time.Second,
+		ControlPlaneStopTimeout:  30 * time.Second,
+	}
+	// Admission as the live cluster's already was: a copied pod is not judged
+	// again by its namespace's pod security level (its security context is
+	// trimmed), nor needs its ServiceAccount (envtest's default).
+	env.ControlPlane.GetAPIServer().Configure().Set("disable-admission-plugins", "ServiceAccount,PodSecurity")
+	cfg, err := env.Start()
+	if err != nil {
+		return nil, errors.Join(fmt.Errorf("starting the sandbox: %w", err), env.Stop())
+	}
+	s := &Sandbox{env: env, Config: rest.CopyConfig(cfg)}
+	// Seeding is thousands of creates into a private server: no client-side limit.
+	s.Config.QPS, s.Config.Burst = -1, 0
+	s.Kubeconfig = filepath.Join(dir, "kubeconfig")
+	if err := writeKubeconfig(cfg, s.Kubeconfig); err != nil {
+		return nil, errors.Join(err, s.Stop())
+	}
+	if s.kube, err = kubernetes.NewForConfig(s.Config); err != nil {
+		return nil, errors.Join(err, s.Stop())
+	}
+	if s.dyn, err = dynamic.NewForConfig(s.Config); err != nil {
+		return nil, errors.Join(err, s.Stop())
+	}
+	return s, nil
+}
+
+// Stop stops kube-apiserver and etcd and removes their data.
+func (s *Sandbox) Stop() error { return s.env.Stop() }
+
+func writeKubeconfig(cfg *rest.Config, path string) error {
+	kc := clientcmdapi.NewConfig()
+	kc.Clusters["sandbox"] = &clientcmdapi.Cluster{Server: cfg.Host, CertificateAuthorityData: cfg.CAData}
+	kc.AuthInfos["admin"] = &clientcmdapi.AuthInfo{ClientCertificateData: cfg.CertData, ClientKeyData: cfg.KeyData, Token: cfg.BearerToken}
+	kc.Contexts["sandbox"] = &clientcmdapi.Context{Cluster: "sandbox", AuthInfo: "admin"}
+	kc.CurrentContext = "sandbox"
+	return clientcmd.WriteToFile(*kc, path)
+}
+
+// Seed creates the snapshot's objects, kind by kind in the order they refer
+// to each other, and the replay set last, one by one in its order: the
+// scheduling queue breaks ties of priority by arrival.
+func (s *Sandbox) Seed(ctx context.Context, snap *Snapshot) error {
+	core, storage := s.kube.CoreV1(), s.kube.StorageV1()
+	create := metav1.CreateOptions{}
+	if err := s.seedCRDs(ctx, snap.CRDs); err != nil {
+		return err
+	}
+	steps := []struct {
+		what string
+		n    int
+		one  func(i int) error
+	}{
+		{"namespaces", len(snap.Namespaces), func(i int) error {
+			_, err := core.Namespaces().Create(ctx, &snap.Namespaces[i], create)
+			return ignoreExists(err)
+		}},
+		{"priorityclasses", len(snap.PriorityClasses), func(i int) error {
+			_, err := s.kube.SchedulingV1().PriorityClasses().Create(ctx, &snap.PriorityClasses[i], create)
+			return err
+		}},
+		{"runtimeclasses", len(snap.RuntimeClasses), func(i int) error {
+			_, err := s.kube.NodeV1().RuntimeClasses().Create(ctx, &snap.RuntimeClasses[i], create)
+			return err
+		}},
+		{"storageclasses", len(snap.StorageClasses), func(i int) error {
+			_, err := storage.StorageClasses().Create(ctx, &snap.StorageClasses[i], create)
+			return err
+		}},
+		{"csinodes", len(snap.CSINodes), func(i int) error {
+			_, err := storage.CSINodes().Create(ctx, &snap.CSINodes[i], create)
+			return err
+		}},
+		{"nodes", len(snap.Nodes), func(i int) error {
+			n, err := core.Nodes().Create(ctx, &snap.Nodes[i], create)
+			if err != nil || equality.Semantic.DeepEqual(n.Spec.Taints, snap.Nodes[i].Spec.Taints) {
+				return err
+			}
+			// Admission (TaintNodesByCondition) taints a new node not-ready,
+			// as a node controller would lift it for a ready one.
+			n.Spec.Taints = snap.Nodes[i].Spec.Taints
+			_, err = core.Nodes().Update(ctx, n, metav1.UpdateOptions{})
+			return err
+		}},
+		{"persistentvolumes", len(snap.PVs), func(i int) error {
+			pv, err := core.PersistentVolumes().Create(ctx, &snap.PVs[i], create)
+			if err == nil && snap.PVs[i].Status.Phase != "" {
+				pv.Status = snap.PVs[i].Status
+				_, err = core.PersistentVolumes().UpdateStatus(ctx, pv, metav1.UpdateOptions{})
+			}
+			return err
+		}},
+		{"persistentvolumeclaims", len(snap.PVCs), func(i int) error {
+			in := &snap.PVCs[i]
+			pvc, err := core.PersistentVolumeClaims(in.Namespace).Create(ctx, in, create)
+			if err == nil && in.Status.Phase != "" {
+				pvc.Status = in.Status
+				_, err = core.PersistentVolumeClaims(in.Namespace).UpdateStatus(ctx, pvc, metav1.UpdateOptions{})
+			}
+			return err
+		}},
+		{"services", len(snap.Services), func(i int) error {
+			_, err := core.Services(snap.Services[i].Namespace).Create(ctx, &snap.Services[i], create)
+			return err
+		}},
+		{"scheduler-plugins objects", len(snap.Custom), func(i int) error {
+			u := &snap.Custom[i]
+			_, err := s.dyn.Resource(customResource(u)).Namespace(u.GetNamespace()).Create(ctx, u, create)
+			return err
+		}},
+		{"bound pods", len(snap.Pods), func(i int) error {
+			_, err := core.Pods(snap.Pods[i].Namespace).Create(ctx, &snap.Pods[i], create)
+			return err
+		}},
+	}
+	for _, step := range steps {
+		if err := parallel(step.n, step.one); err != nil {
+			return fmt.Errorf("seeding %s: %w", step.what, err)
+		}
+	}
+	for i := range snap.Replay {
+		p := snap.Replay[i].DeepCopy()
+		if p.Labels == nil {
+			p.Labels = map[string]string{}
+		}
+		p.Labels[ReplayLabel] = "true"
+		if _, err := core.Pods(p.Namespace).Create(ctx, p, create); err != nil {
+			return fmt.Errorf("seeding replayed pod %s/%s: %w", p.Namespace, p.Name, err)
+		}
+	}
+	return nil
+}
+
+// customResource is the resource of a scheduler-plugins object: its plural is
+// its kind's, lowercased, plus "s" (PodGroup, ElasticQuota).
+func customResource(u *unstructured.Unstructured) schema.GroupVersionResource {
+	gvk := u.GroupVersionKind()
+	return gvk.GroupVersion().WithResource(strings.ToLower(gvk.Kind) + "s")
+}
+
+// seedCRDs creates the CRDs and waits until they are served.
+func (s *Sandbox) seedCRDs(ctx context.Context, crds []unstructured.Unstructured) error {
+	for i := range crds {
+		if _, err := s.dyn.Resource(crdResource).Create(ctx, &crds[i], metav1.CreateOptions{}); err != nil {
+			return fmt.Errorf("seeding CustomResourceDefinition %s: %w", crds[i].GetName(), err)
+		}
+	}
+	for i := range crds {
+		name := crds[i].GetName()
+		err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+			u, err := s.dyn.Resource(crdResource).Get(ctx, name, metav1.GetOptions{})
+			if err != nil {
+				return false, err
+			}
+			conds, _, _ := unstructured.NestedSlice(u.Object, "status", "conditions")
+			for _, c := range conds {
+				m, _ := c.(map[string]interface{})
+				if m["type"] == "Established" && m["status"] == "True" {
+					return true, nil
+				}
+			}
+			return false, nil
+		})
+		if err != nil {
+			return fmt.Errorf("CustomResourceDefinition %s not established in the sandbox: %w", name, err)
+		}
+	}
+	return nil
+}
+
+// ignoreExists: the sandbox makes default, kube-system and kube-public itself.
+func ignoreExists(err error) error {
+	if apierrors.IsAlreadyExists(err) {
+		return nil
+	}
+	return err
+}
+
+// parallel runs one(0..n-1) on seedWorkers goroutines and returns the first error.
+func parallel(n int, one func(i int) error) error {
+	var (
+		wg       sync.WaitGroup
+		mu       sync.Mutex
+		firstErr error
+	)
+	next := make(chan int)
+	for w := 0; w < min(seedWorkers, n); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				if err := one(i); err != nil {
+					mu.Lock()
+					if firstErr == nil {
+						firstErr = err
+					}
+					mu.Unlock()
+				}
+			}
+		}()
+	}
+	for i := 0; i < n; i++ {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	return firstErr
+}
+
+// replayedPods lists the replayed pods of a sandbox.
+func (s *Sandbox) replayedPods(ctx context.Context) ([]corev1.Pod, error) {
+	list, err := s.kube.CoreV1().Pods("").List(ctx, metav1.ListOptions{LabelSelector: ReplayLabel + "=true"})
+	if err != nil {
+		return nil, err
+	}
+	return list.Items, nil
+}

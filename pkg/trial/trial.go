@@ -1,0 +1,175 @@
+package trial
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"k8s.io/client-go/rest"
+)
+
+// Options say what to try.
+type Options struct {
+	// Snapshot is what both sandboxes are seeded with (Take).
+	Snapshot *Snapshot
+	// Current is the scheduler that runs now, Candidate the one that would replace it.
+	Current, Candidate Arm
+	// SandboxBin holds the sandbox's etcd and kube-apiserver.
+	SandboxBin string
+	// WorkDir receives each arm's configuration and scheduler log (in
+	// WorkDir/<arm name>); "" uses a temporary directory, removed afterwards.
+	WorkDir string
+	// Timeout bounds each arm's scheduling; 0 means DefaultTimeout.
+	Timeout time.Duration
+	Gate    Gate
+	// Inspect, when set, is called with each arm's sandbox once its
+	// scheduler has placed the replay set, before the sandbox stops.
+	Inspect func(arm string, sandbox *rest.Config) error
+}
+
+// DefaultTimeout is how long an arm may take by default.
+const DefaultTimeout = 2 * time.Minute
+
+// ArmReport is what one arm did.
+type ArmReport struct {
+	Arm
+	Bound         int `json:"bound"`
+	Unschedulable int `json:"unschedulable"`
+	// Undecided pods were neither bound nor reported within the timeout.
+	Undecided int `json:"undecided"`
+	// Log is the scheduler's log ("" once WorkDir was a removed temporary directory).
+	Log string `json:"log,omitempty"`
+	// Start, Seed and Schedule are how long its sandbox took to start and
+	// seed, and its scheduler to place the replay set.
+	Start    time.Duration `json:"startNanos"`
+	Seed     time.Duration `json:"seedNanos"`
+	Schedule time.Duration `json:"scheduleNanos"`
+}
+
+// Report is a trial's result.
+type Report struct {
+	Current   ArmReport `json:"current"`
+	Candidate ArmReport `json:"candidate"`
+	// Snapshot counts what the sandboxes were seeded with.
+	Snapshot SnapshotCounts `json:"snapshot"`
+	Comparison
+	Verdict Verdict `json:"verdict"`
+	Timings Timings `json:"timings"`
+}
+
+// SnapshotCounts summarises a snapshot.
+type SnapshotCounts struct {
+	Nodes  int `json:"nodes"`
+	Pods   int `json:"pods"`
+	Replay int `json:"replay"`
+}
+
+// Timings are the parts of a trial. The arms run side by side: Start, Seed
+// and Schedule are the slower arm's.
+type Timings struct {
+	// Snapshot is set by the caller that took it.
+	Snapshot time.Duration `json:"snapshotNanos"`
+	Start    time.Duration `json:"startNanos"`
+	Seed     time.Duration `json:"seedNanos"`
+	Schedule time.Duration `json:"scheduleNanos"`
+	Compare  time.Duration `json:"compareNanos"`
+	// Total is from Run's start to the verdict.
+	Total time.Duration `json:"totalNanos"`
+}
+
+// Run seeds a sandbox per arm with the snapshot, runs each arm's scheduler in
+// its own, compares the placements and judges them by the gate. An error
+// means the trial could not run (a sandbox did not start, a scheduler
+// exited): it says nothing of the candidate.
+func Run(ctx context.Context, o Options) (*Report, error) {
+	start := time.Now()
+	if o.Snapshot == nil {
+		return nil, errors.New("trial: no snapshot")
+	}
+	if o.Timeout == 0 {
+		o.Timeout = DefaultTimeout
+	}
+	dir, keep := o.WorkDir, o.WorkDir != ""
+	if !keep {
+		d, err := os.MkdirTemp("", "secondary-scheduler-trial-")
+		if err != nil {
+			return nil, err
+		}
+		dir = d
+		defer os.RemoveAll(d)
+	}
+	arms := []Arm{o.Current, o.Candidate}
+	reports := make([]ArmReport, 2)
+	runs := make([]*armRun, 2)
+	errs := make([]error, 2)
+	var wg sync.WaitGroup
+	for i := range arms {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			reports[i], runs[i], errs[i] = runArm(ctx, o, arms[i], filepath.Join(dir, arms[i].Name))
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	compareStart := time.Now()
+	c := Compare(o.Snapshot.Replay, runs[0].outcome, runs[1].outcome)
+	r := &Report{Current: reports[0], Candidate: reports[1], Comparison: c, Verdict: o.Gate.Check(c),
+		Snapshot: SnapshotCounts{Nodes: len(o.Snapshot.Nodes), Pods: len(o.Snapshot.Pods), Replay: len(o.Snapshot.Replay)}}
+	r.Timings.Compare = time.Since(compareStart)
+	for _, a := range reports {
+		r.Timings.Start = max(r.Timings.Start, a.Start)
+		r.Timings.Seed = max(r.Timings.Seed, a.Seed)
+		r.Timings.Schedule = max(r.Timings.Schedule, a.Schedule)
+	}
+	if !keep {
+		r.Current.Log, r.Candidate.Log = "", ""
+	}
+	r.Timings.Total = time.Since(start)
+	return r, nil
+}
+
+// runArm starts, seeds and stops one sandbox around one scheduler.
+func runArm(ctx context.Context, o Options, arm Arm, dir string) (ArmReport, *armRun, error) {
+	rep := ArmReport{Arm: arm}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return rep, nil, err
+	}
+	t := time.Now()
+	sb, err := StartSandbox(o.SandboxBin, dir)
+	if err != nil {
+		return rep, nil, fmt.Errorf("%s: %w", arm.Name, err)
+	}
+	stop := func(err error) error { return errors.Join(err, sb.Stop()) }
+	rep.Start, t = time.Since(t), time.Now()
+	if err := sb.Seed(ctx, o.Snapshot); err != nil {
+		return rep, nil, stop(fmt.Errorf("%s sandbox: %w", arm.Name, err))
+	}
+	rep.Seed, t = time.Since(t), time.Now()
+	run, err := schedule(ctx, sb, arm, dir, len(o.Snapshot.Replay), o.Timeout)
+	if err != nil {
+		return rep, nil, stop(err)
+	}
+	rep.Schedule = time.Since(t)
+	rep.Log, rep.Undecided = run.log, run.undecided
+	for _, p := range run.outcome {
+		if p.Node != "" {
+			rep.Bound++
+		} else {
+			rep.Unschedulable++
+		}
+	}
+	rep.Unschedulable -= rep.Undecided
+	if o.Inspect != nil {
+		if err := o.Inspect(arm.Name, rest.CopyConfig(sb.Config)); err != nil {
+			return rep, nil, stop(fmt.Errorf("inspecting the %s sandbox: %w", arm.Name, err))
+		}
+	}
+	return rep, run, stop(nil)
+}

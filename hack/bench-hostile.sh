@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # make bench's hostile section: the operator binary as a host process on the
 # full local stack (hack/controlplane/start.sh, HOSTILE_NODES kwok nodes,
-# default 10), under what hostile users and inputs can throw at it
+# default 30: room for every Simulator Pod), under what hostile users and inputs can throw at it
 # (BenchmarkHostile in test/bench: 2,000 Simulators with 250 KiB of
 # annotations, foreign objects with the operator's labels, the ConfigMaps that
 # once cost gigabytes, a spec.rbac rule of 100 items a list, 10,000 pods of
@@ -24,7 +24,7 @@ cd "${root}"
 . "${root}/hack/lib/local.sh"
 # shellcheck source=hack/lib/bench.sh
 . "${root}/hack/lib/bench.sh"
-nodes=${HOSTILE_NODES:-10}
+nodes=${HOSTILE_NODES:-30}
 heap_samples=${HEAP_SAMPLES:-5}
 export HOSTILE_SIMULATORS=${HOSTILE_SIMULATORS:-2000} HOSTILE_ANNOTATION_KIB=${HOSTILE_ANNOTATION_KIB:-250}
 export HOSTILE_FOREIGN=${HOSTILE_FOREIGN:-2000} HOSTILE_PENDING_PODS=${HOSTILE_PENDING_PODS:-10000}

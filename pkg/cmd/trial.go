@@ -119,7 +119,7 @@ func RunTrial(ctx context.Context, o *TrialOptions, stdin io.Reader, stdout, std
 	if err != nil {
 		return err
 	}
-	kube, objs, served, servedFrom := ch.kube, ch.objs, ch.served, ch.servedFrom
+	objs, servedFrom := ch.objs, ch.servedFrom
 	if servedFrom == "" {
 		return fmt.Errorf("no scheduler runs in the cluster (no Deployment %s/%s): there is nothing to try the change against",
 			render.OperandNamespace, render.OperandName)
@@ -128,40 +128,19 @@ func RunTrial(ctx context.Context, o *TrialOptions, stdin io.Reader, stdout, std
 	if err != nil {
 		return err
 	}
-	current, candidate, err := trialArms(ctx, kube, o, binDir, served, objs)
+	current, candidate, err := trialArms(ctx, ch.kube, o, binDir, ch.served, objs)
 	if err != nil {
 		return err
 	}
-	names, err := trial.SchedulerNames(current.Config)
-	if err != nil {
-		return fmt.Errorf("the served configuration (ConfigMap %s): %w", servedFrom, err)
-	}
-	names = append(names, objs.SchedulerNames...)
-	slices.Sort(names)
-	names = slices.Compact(names)
-
-	// envtest logs through controller-runtime, which warns when no logger is set.
-	ctrllog.SetLogger(klog.NewKlogr().WithName("trial-sandbox"))
-	dyn, err := dynamic.NewForConfig(ch.config)
+	snap, took, err := takeSnapshot(ctx, ch, current, o.Replay, stderr)
 	if err != nil {
 		return err
 	}
-	start := time.Now()
-	fmt.Fprintf(stderr, "trial: taking the snapshot (schedulers %s, replaying the last %d bound)\n", strings.Join(names, ", "), o.Replay)
-	snap, err := trial.Take(ctx, trial.Source{Kube: kube, Dynamic: dyn}, names, o.Replay)
-	if err != nil {
-		return fmt.Errorf("taking the snapshot: %w", err)
-	}
-	took := time.Since(start)
 	fmt.Fprintf(stderr, "trial: %d nodes, %d bound pods, %d to replay; current: ConfigMap %s on %s, candidate: ConfigMap %s on %s\n",
 		len(snap.Nodes), len(snap.Pods), len(snap.Replay), servedFrom, current.Binary, objs.ConfigMap.Name, candidate.Binary)
 	gate := trial.Gate{MaxNewlyUnschedulable: o.MaxNewly, MaxMovedPercent: o.MaxMovedPercent}
-	topts := trial.Options{Snapshot: snap, Current: current, Candidate: candidate, SandboxBin: binDir,
-		WorkDir: o.WorkDir, Timeout: o.Timeout, Gate: gate}
-	if o.Inspect != nil {
-		topts.Inspect = o.Inspect
-	}
-	report, err := trial.Run(ctx, topts)
+	report, err := trial.Run(ctx, trial.Options{Snapshot: snap, Current: current, Candidate: candidate, SandboxBin: binDir,
+		WorkDir: o.WorkDir, Timeout: o.Timeout, Gate: gate, Inspect: o.Inspect})
 	if err != nil {
 		return err
 	}
@@ -179,6 +158,31 @@ func RunTrial(ctx context.Context, o *TrialOptions, stdin io.Reader, stdout, std
 		return fmt.Errorf("%w: %s", ErrTrialBlocked, report.Verdict.Message)
 	}
 	return nil
+}
+
+// takeSnapshot takes the snapshot of the cluster for the profiles of both
+// configurations, and says how long it took.
+func takeSnapshot(ctx context.Context, ch *change, current trial.Arm, replay int, stderr io.Writer) (*trial.Snapshot, time.Duration, error) {
+	names, err := trial.SchedulerNames(current.Config)
+	if err != nil {
+		return nil, 0, fmt.Errorf("the served configuration (ConfigMap %s): %w", ch.servedFrom, err)
+	}
+	names = append(names, ch.objs.SchedulerNames...)
+	slices.Sort(names)
+	names = slices.Compact(names)
+	// envtest logs through controller-runtime, which warns when no logger is set.
+	ctrllog.SetLogger(klog.NewKlogr().WithName("trial-sandbox"))
+	dyn, err := dynamic.NewForConfig(ch.config)
+	if err != nil {
+		return nil, 0, err
+	}
+	start := time.Now()
+	fmt.Fprintf(stderr, "trial: taking the snapshot (schedulers %s, replaying the last %d bound)\n", strings.Join(names, ", "), replay)
+	snap, err := trial.Take(ctx, trial.Source{Kube: ch.kube, Dynamic: dyn}, names, replay)
+	if err != nil {
+		return nil, 0, fmt.Errorf("taking the snapshot: %w", err)
+	}
+	return snap, time.Since(start), nil
 }
 
 // trialArms are the current scheduler (the served configuration, the running

@@ -84,34 +84,12 @@ type armRun struct {
 // timeout. Undecided pods are unschedulable for the comparison, with a reason
 // that says so.
 func schedule(ctx context.Context, sb *Sandbox, arm Arm, dir string, want int, timeout time.Duration) (*armRun, error) {
-	config, err := sandboxConfig(arm.Config, sb.Kubeconfig)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", arm.Name, err)
-	}
-	configPath := filepath.Join(dir, "config.yaml")
-	if err := os.WriteFile(configPath, config, 0o600); err != nil {
-		return nil, err
-	}
 	run := &armRun{log: filepath.Join(dir, "scheduler.log")}
-	logFile, err := os.Create(run.log)
+	exited, stop, err := startScheduler(sb, arm, dir, run.log)
 	if err != nil {
 		return nil, err
 	}
-	defer logFile.Close()
-	cmd := exec.Command(arm.Binary, "--config="+configPath, "--secure-port=0",
-		"--authentication-kubeconfig="+sb.Kubeconfig, "--authorization-kubeconfig="+sb.Kubeconfig)
-	cmd.Stdout, cmd.Stderr = logFile, logFile
-	cmd.SysProcAttr = childProcAttr()
-	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("%s: starting %s: %w", arm.Name, arm.Binary, err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	defer func() {
-		_ = cmd.Process.Kill()
-		<-exited
-	}()
-
+	defer stop()
 	deadline := time.NewTimer(timeout)
 	defer deadline.Stop()
 	tick := time.NewTicker(pollInterval)
@@ -133,8 +111,8 @@ func schedule(ctx context.Context, sb *Sandbox, arm Arm, dir string, want int, t
 			return nil, ctx.Err()
 		case err := <-exited:
 			exited <- err // for the deferred wait
-			return nil, fmt.Errorf("%s: %s exited (%v) before it placed the replayed pods; the end of %s:\n%s",
-				arm.Name, filepath.Base(arm.Binary), err, run.log, tail(run.log, 15))
+			return nil, fmt.Errorf("%s: %s exited (%v) before it placed the replayed pods; the last lines of its log:\n%s",
+				arm.Name, filepath.Base(arm.Binary), err, tail(run.log, 15))
 		case <-deadline.C:
 			run.outcome, run.undecided = outcome, len(pods)-decided
 			for key, p := range outcome {
@@ -147,6 +125,39 @@ func schedule(ctx context.Context, sb *Sandbox, arm Arm, dir string, want int, t
 		case <-tick.C:
 		}
 	}
+}
+
+// startScheduler starts arm's scheduler against sb, logging to logPath. The
+// channel receives its exit; stop kills it and waits.
+func startScheduler(sb *Sandbox, arm Arm, dir, logPath string) (chan error, func(), error) {
+	config, err := sandboxConfig(arm.Config, sb.Kubeconfig)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", arm.Name, err)
+	}
+	configPath := filepath.Join(dir, "config.yaml")
+	if err := os.WriteFile(configPath, config, 0o600); err != nil {
+		return nil, nil, err
+	}
+	logFile, err := os.Create(logPath)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer logFile.Close() // the child has its own descriptor
+	cmd := exec.Command(arm.Binary, "--config="+configPath, "--secure-port=0",
+		"--authentication-kubeconfig="+sb.Kubeconfig, "--authorization-kubeconfig="+sb.Kubeconfig)
+	cmd.Stdout, cmd.Stderr = logFile, logFile
+	cmd.SysProcAttr = childProcAttr()
+	if err := cmd.Start(); err != nil {
+		return nil, nil, fmt.Errorf("%s: starting %s: %w", arm.Name, arm.Binary, err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	stop := func() {
+		_ = cmd.Process.Kill()
+		err := <-exited
+		exited <- err
+	}
+	return exited, stop, nil
 }
 
 // outcomeOf reads placements from pods: bound, or unschedulable by their

@@ -11,6 +11,9 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	nodev1 "k8s.io/api/node/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
+	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -98,79 +101,10 @@ func writeKubeconfig(cfg *rest.Config, path string) error {
 // to each other, and the replay set last, one by one in its order: the
 // scheduling queue breaks ties of priority by arrival.
 func (s *Sandbox) Seed(ctx context.Context, snap *Snapshot) error {
-	core, storage := s.kube.CoreV1(), s.kube.StorageV1()
-	create := metav1.CreateOptions{}
 	if err := s.seedCRDs(ctx, snap.CRDs); err != nil {
 		return err
 	}
-	steps := []struct {
-		what string
-		n    int
-		one  func(i int) error
-	}{
-		{"namespaces", len(snap.Namespaces), func(i int) error {
-			_, err := core.Namespaces().Create(ctx, &snap.Namespaces[i], create)
-			return ignoreExists(err)
-		}},
-		{"priorityclasses", len(snap.PriorityClasses), func(i int) error {
-			_, err := s.kube.SchedulingV1().PriorityClasses().Create(ctx, &snap.PriorityClasses[i], create)
-			return err
-		}},
-		{"runtimeclasses", len(snap.RuntimeClasses), func(i int) error {
-			_, err := s.kube.NodeV1().RuntimeClasses().Create(ctx, &snap.RuntimeClasses[i], create)
-			return err
-		}},
-		{"storageclasses", len(snap.StorageClasses), func(i int) error {
-			_, err := storage.StorageClasses().Create(ctx, &snap.StorageClasses[i], create)
-			return err
-		}},
-		{"csinodes", len(snap.CSINodes), func(i int) error {
-			_, err := storage.CSINodes().Create(ctx, &snap.CSINodes[i], create)
-			return err
-		}},
-		{"nodes", len(snap.Nodes), func(i int) error {
-			n, err := core.Nodes().Create(ctx, &snap.Nodes[i], create)
-			if err != nil || equality.Semantic.DeepEqual(n.Spec.Taints, snap.Nodes[i].Spec.Taints) {
-				return err
-			}
-			// Admission (TaintNodesByCondition) taints a new node not-ready,
-			// as a node controller would lift it for a ready one.
-			n.Spec.Taints = snap.Nodes[i].Spec.Taints
-			_, err = core.Nodes().Update(ctx, n, metav1.UpdateOptions{})
-			return err
-		}},
-		{"persistentvolumes", len(snap.PVs), func(i int) error {
-			pv, err := core.PersistentVolumes().Create(ctx, &snap.PVs[i], create)
-			if err == nil && snap.PVs[i].Status.Phase != "" {
-				pv.Status = snap.PVs[i].Status
-				_, err = core.PersistentVolumes().UpdateStatus(ctx, pv, metav1.UpdateOptions{})
-			}
-			return err
-		}},
-		{"persistentvolumeclaims", len(snap.PVCs), func(i int) error {
-			in := &snap.PVCs[i]
-			pvc, err := core.PersistentVolumeClaims(in.Namespace).Create(ctx, in, create)
-			if err == nil && in.Status.Phase != "" {
-				pvc.Status = in.Status
-				_, err = core.PersistentVolumeClaims(in.Namespace).UpdateStatus(ctx, pvc, metav1.UpdateOptions{})
-			}
-			return err
-		}},
-		{"services", len(snap.Services), func(i int) error {
-			_, err := core.Services(snap.Services[i].Namespace).Create(ctx, &snap.Services[i], create)
-			return err
-		}},
-		{"scheduler-plugins objects", len(snap.Custom), func(i int) error {
-			u := &snap.Custom[i]
-			_, err := s.dyn.Resource(customResource(u)).Namespace(u.GetNamespace()).Create(ctx, u, create)
-			return err
-		}},
-		{"bound pods", len(snap.Pods), func(i int) error {
-			_, err := core.Pods(snap.Pods[i].Namespace).Create(ctx, &snap.Pods[i], create)
-			return err
-		}},
-	}
-	for _, step := range steps {
+	for _, step := range append(s.clusterSteps(ctx, snap), s.namespacedSteps(ctx, snap)...) {
 		if err := parallel(step.n, step.one); err != nil {
 			return fmt.Errorf("seeding %s: %w", step.what, err)
 		}
@@ -181,11 +115,86 @@ func (s *Sandbox) Seed(ctx context.Context, snap *Snapshot) error {
 			p.Labels = map[string]string{}
 		}
 		p.Labels[ReplayLabel] = "true"
-		if _, err := core.Pods(p.Namespace).Create(ctx, p, create); err != nil {
+		if _, err := s.kube.CoreV1().Pods(p.Namespace).Create(ctx, p, metav1.CreateOptions{}); err != nil {
 			return fmt.Errorf("seeding replayed pod %s/%s: %w", p.Namespace, p.Name, err)
 		}
 	}
 	return nil
+}
+
+// seedStep creates the n objects of one kind, one(i) each.
+type seedStep struct {
+	what string
+	n    int
+	one  func(i int) error
+}
+
+func each[T any](what string, items []T, create func(*T) error) seedStep {
+	return seedStep{what: what, n: len(items), one: func(i int) error { return create(&items[i]) }}
+}
+
+// clusterSteps create the cluster-scoped objects, those namespaced ones refer to first.
+func (s *Sandbox) clusterSteps(ctx context.Context, snap *Snapshot) []seedStep {
+	core, storage, c := s.kube.CoreV1(), s.kube.StorageV1(), metav1.CreateOptions{}
+	return []seedStep{
+		each("namespaces", snap.Namespaces, func(o *corev1.Namespace) error {
+			_, err := core.Namespaces().Create(ctx, o, c)
+			return ignoreExists(err)
+		}),
+		each("priorityclasses", snap.PriorityClasses, func(o *schedulingv1.PriorityClass) error {
+			_, err := s.kube.SchedulingV1().PriorityClasses().Create(ctx, o, c)
+			return err
+		}),
+		each("runtimeclasses", snap.RuntimeClasses, func(o *nodev1.RuntimeClass) error {
+			_, err := s.kube.NodeV1().RuntimeClasses().Create(ctx, o, c)
+			return err
+		}),
+		each("storageclasses", snap.StorageClasses, func(o *storagev1.StorageClass) error {
+			_, err := storage.StorageClasses().Create(ctx, o, c)
+			return err
+		}),
+		each("csinodes", snap.CSINodes, func(o *storagev1.CSINode) error { _, err := storage.CSINodes().Create(ctx, o, c); return err }),
+		each("nodes", snap.Nodes, func(o *corev1.Node) error {
+			n, err := core.Nodes().Create(ctx, o, c)
+			if err != nil || equality.Semantic.DeepEqual(n.Spec.Taints, o.Spec.Taints) {
+				return err
+			}
+			// Admission (TaintNodesByCondition) taints a new node not-ready,
+			// as a node controller would lift it for a ready one.
+			n.Spec.Taints = o.Spec.Taints
+			_, err = core.Nodes().Update(ctx, n, metav1.UpdateOptions{})
+			return err
+		}),
+		each("persistentvolumes", snap.PVs, func(o *corev1.PersistentVolume) error {
+			pv, err := core.PersistentVolumes().Create(ctx, o, c)
+			if err == nil && o.Status.Phase != "" {
+				pv.Status = o.Status
+				_, err = core.PersistentVolumes().UpdateStatus(ctx, pv, metav1.UpdateOptions{})
+			}
+			return err
+		}),
+	}
+}
+
+// namespacedSteps create the namespaced objects, the bound pods last.
+func (s *Sandbox) namespacedSteps(ctx context.Context, snap *Snapshot) []seedStep {
+	core, c := s.kube.CoreV1(), metav1.CreateOptions{}
+	return []seedStep{
+		each("persistentvolumeclaims", snap.PVCs, func(o *corev1.PersistentVolumeClaim) error {
+			pvc, err := core.PersistentVolumeClaims(o.Namespace).Create(ctx, o, c)
+			if err == nil && o.Status.Phase != "" {
+				pvc.Status = o.Status
+				_, err = core.PersistentVolumeClaims(o.Namespace).UpdateStatus(ctx, pvc, metav1.UpdateOptions{})
+			}
+			return err
+		}),
+		each("services", snap.Services, func(o *corev1.Service) error { _, err := core.Services(o.Namespace).Create(ctx, o, c); return err }),
+		each("scheduler-plugins objects", snap.Custom, func(o *unstructured.Unstructured) error {
+			_, err := s.dyn.Resource(customResource(o)).Namespace(o.GetNamespace()).Create(ctx, o, c)
+			return err
+		}),
+		each("bound pods", snap.Pods, func(o *corev1.Pod) error { _, err := core.Pods(o.Namespace).Create(ctx, o, c); return err }),
+	}
 }
 
 // customResource is the resource of a scheduler-plugins object: its plural is

@@ -29,6 +29,7 @@ import (
 	"github.com/openshift/secondary-scheduler-operator/pkg/generated/clientset/versioned"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/gather"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render/schedulerconfig"
 )
 
 type diffOptions struct {
@@ -242,7 +243,7 @@ func printConfigDiff(w io.Writer, served, servedFrom string, objs *render.Object
 	}
 	var before, after map[string]any
 	// The served ConfigMap is read from the cluster: bounded before it is decoded.
-	if err := render.CheckDocument([]byte(served)); err != nil {
+	if err := schedulerconfig.CheckDocument([]byte(served)); err != nil {
 		return fmt.Errorf("the served configuration (ConfigMap %s): %w", servedFrom, err)
 	}
 	if err := yaml.Unmarshal([]byte(served), &before); err != nil {

@@ -24,6 +24,7 @@ import (
 	secondaryschedulerv1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/configobservation"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render/schedulerconfig"
 )
 
 type renderOptions struct {
@@ -124,7 +125,7 @@ func (o *renderOptions) run(stdin io.Reader, stdout io.Writer) error {
 
 // maxRenderInputBytes bounds one file given to render or diff: a
 // SecondaryScheduler, its ConfigMaps and the cluster config objects.
-const maxRenderInputBytes = 8 * render.MaxDocumentBytes
+const maxRenderInputBytes = 8 * schedulerconfig.MaxDocumentBytes
 
 func (in *renderInput) readFile(name string, stdin io.Reader) error {
 	var r io.Reader = stdin
@@ -137,7 +138,7 @@ func (in *renderInput) readFile(name string, stdin io.Reader) error {
 		r = f
 	}
 	// Read whole but bounded: a file is a few documents of at most
-	// render.MaxDocumentBytes each, and reading on would cost unbounded memory.
+	// schedulerconfig.MaxDocumentBytes each, and reading on would cost unbounded memory.
 	all, err := io.ReadAll(io.LimitReader(r, maxRenderInputBytes+1))
 	if err != nil {
 		return err
@@ -157,7 +158,7 @@ func (in *renderInput) readFile(name string, stdin io.Reader) error {
 		if len(bytes.TrimSpace(data)) == 0 {
 			continue
 		}
-		if err := render.CheckDocument(data); err != nil {
+		if err := schedulerconfig.CheckDocument(data); err != nil {
 			return fmt.Errorf("%s: document %d: %w", name, doc, err)
 		}
 		if err := in.add(data); err != nil {

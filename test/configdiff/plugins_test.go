@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"github.com/openshift/secondary-scheduler-operator/bindata"
-	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render/schedulerconfig"
 )
 
 // probedPoints are the plugin sets of kube-scheduler's v1 configuration but
@@ -23,7 +23,7 @@ var probedPoints = []string{
 }
 
 // TestInTreePluginsMatchBinaries keeps the operator's table of in-tree plugins
-// (render.InTreePluginsAsset) true to the binaries. For each plugin and each
+// (schedulerconfig.InTreePluginsAsset) true to the binaries. For each plugin and each
 // extension point, kube-scheduler accepts a profile that enables the plugin
 // there, alone, if and only if the table lists the point. scheduler-plugins'
 // build, an older kube-scheduler inside, may lack a plugin or a point, but
@@ -37,7 +37,7 @@ func TestInTreePluginsMatchBinaries(t *testing.T) {
 	r := newRunner(t)
 	ks := binary{kubeScheduler, kubeSchedulerBinary(t)}
 	sp := binary{schedulerPlugins, schedulerPluginsBinary(t)}
-	table := render.InTreePlugins()
+	table := schedulerconfig.InTreePlugins()
 	names := defaultPlugins(r, ks)
 	for name := range table {
 		names[name] = true
@@ -54,12 +54,12 @@ func TestInTreePluginsMatchBinaries(t *testing.T) {
 	want := tableText(t, ks, probed)
 	if os.Getenv("UPDATE_PLUGINS") != "" {
 		_, file, _, _ := runtime.Caller(0)
-		writeFile(t, filepath.Join(filepath.Dir(file), "..", "..", "bindata", render.InTreePluginsAsset), want)
+		writeFile(t, filepath.Join(filepath.Dir(file), "..", "..", "bindata", schedulerconfig.InTreePluginsAsset), want)
 		return
 	}
-	if got := string(bindata.MustAsset(render.InTreePluginsAsset)); got != want {
+	if got := string(bindata.MustAsset(schedulerconfig.InTreePluginsAsset)); got != want {
 		t.Errorf("bindata/%s is not what %s runs; run UPDATE_PLUGINS=1 go test ./test/configdiff -run TestInTreePluginsMatchBinaries\ngot:\n%s\nwant:\n%s",
-			render.InTreePluginsAsset, ks.name, got, want)
+			schedulerconfig.InTreePluginsAsset, ks.name, got, want)
 	}
 	for name := range defaultPlugins(r, sp) {
 		if _, ok := table[name]; !ok {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/openshift/secondary-scheduler-operator/bindata"
 	secondaryschedulerv1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render/problem"
 )
 
 // KubeSchedulerFlagsAsset lists the flags kube-scheduler and scheduler-plugins'
@@ -59,7 +60,7 @@ var knownFlags = sync.OnceValue(func() map[string]bool {
 // arguments of its command, every flag the operator owns; and, when the image's
 // own kube-scheduler runs (no command override), every flag kube-scheduler does
 // not know and every positional argument, which it would refuse at start.
-func checkSchedulerArgs(src string, sc *secondaryschedulerv1.SchedulerContainer, errs *problems) {
+func checkSchedulerArgs(src string, sc *secondaryschedulerv1.SchedulerContainer, errs *problem.List) {
 	if sc == nil {
 		return
 	}
@@ -69,25 +70,25 @@ func checkSchedulerArgs(src string, sc *secondaryschedulerv1.SchedulerContainer,
 	checkArgs(src, "spec.schedulerContainer.args", sc.Args, 0, len(sc.Command) == 0, errs)
 }
 
-func checkArgs(src, field string, args []string, from int, strict bool, errs *problems) {
+func checkArgs(src, field string, args []string, from int, strict bool, errs *problem.List) {
 	for i := from; i < len(args); i++ {
 		a := args[i]
 		if a == "--" {
 			if strict && i+1 < len(args) {
-				errs.addf(src, index(field, i+1), "kube-scheduler takes no positional arguments; remove %q", args[i+1])
+				errs.Addf(src, problem.Index(field, i+1), "kube-scheduler takes no positional arguments; remove %q", args[i+1])
 			}
 			return
 		}
 		name, hasValue, ok := flagName(a)
 		if !ok {
 			if strict {
-				errs.addf(src, index(field, i), "kube-scheduler takes no positional arguments: %q is not a flag, nor the value of one (write --flag=value)", a)
+				errs.Addf(src, problem.Index(field, i), "kube-scheduler takes no positional arguments: %q is not a flag, nor the value of one (write --flag=value)", a)
 			}
 			continue
 		}
 		isBool, known := knownFlags()[name]
 		if why, owned := ownedFlags[name]; owned {
-			errs.addf(src, index(field, i), "--%s is the operator's and cannot be set here: %s; remove it", name, why)
+			errs.Addf(src, problem.Index(field, i), "--%s is the operator's and cannot be set here: %s; remove it", name, why)
 			if !isBool && !hasValue {
 				i++ // its value
 			}
@@ -98,7 +99,7 @@ func checkArgs(src, field string, args []string, from int, strict bool, errs *pr
 		}
 		switch {
 		case !known:
-			errs.addf(src, index(field, i), "--%s is not a kube-scheduler flag: check its spelling against kube-scheduler --help, "+
+			errs.Addf(src, problem.Index(field, i), "--%s is not a kube-scheduler flag: check its spelling against kube-scheduler --help, "+
 				"or set spec.schedulerContainer.command if your image's scheduler takes other flags", name)
 		case !isBool && !hasValue:
 			i++ // the next argument is this flag's value

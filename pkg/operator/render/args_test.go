@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	secondaryschedulerv1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render/problem"
 )
 
 func TestSchedulerArgs(t *testing.T) {
@@ -96,9 +97,9 @@ func TestDeploymentArgsAreAllowed(t *testing.T) {
 			args = append(args, a)
 		}
 	}
-	errs := &problems{}
+	errs := &problem.List{}
 	checkArgs("", "args", args, 0, true, errs)
-	if err := errs.err(); err != nil {
+	if err := inputError(errs); err != nil {
 		t.Errorf("the operator's own args %q: %v", args, err)
 	}
 }

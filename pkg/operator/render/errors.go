@@ -2,8 +2,9 @@ package render
 
 import (
 	"errors"
-	"fmt"
 	"strings"
+
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render/problem"
 )
 
 // InputError says the SecondaryScheduler, its ConfigMap or its observed config
@@ -26,43 +27,10 @@ func IsInputError(err error) bool {
 	return errors.As(err, &ie)
 }
 
-// problems collects every problem of one render, so a user sees them all at once.
-type problems struct {
-	list []string
-}
-
-// addf records a problem of source at path; path may be empty.
-func (p *problems) addf(source, path, format string, args ...interface{}) {
-	msg := fmt.Sprintf(format, args...)
-	switch {
-	case source == "":
-		p.list = append(p.list, path+": "+msg)
-	case path == "":
-		p.list = append(p.list, source+": "+msg)
-	default:
-		p.list = append(p.list, source+": "+path+": "+msg)
-	}
-}
-
-func (p *problems) len() int { return len(p.list) }
-
-func (p *problems) err() error {
-	if len(p.list) == 0 {
+// inputError wraps the problems recorded so far, nil when there are none.
+func inputError(p *problem.List) error {
+	if p.Len() == 0 {
 		return nil
 	}
-	return &InputError{Problems: append([]string(nil), p.list...)}
+	return &InputError{Problems: p.Strings()}
 }
-
-// joinPath appends a field or an index ("[2]") to a dotted path.
-func joinPath(path, elem string) string {
-	switch {
-	case path == "":
-		return elem
-	case strings.HasPrefix(elem, "["):
-		return path + elem
-	default:
-		return path + "." + elem
-	}
-}
-
-func index(path string, i int) string { return fmt.Sprintf("%s[%d]", path, i) }

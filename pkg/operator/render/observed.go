@@ -9,6 +9,7 @@ import (
 	"github.com/openshift/library-go/pkg/crypto"
 
 	secondaryschedulerv1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render/problem"
 )
 
 // The layout of spec.observedConfig, written by the config observer
@@ -28,7 +29,7 @@ type observedConfig struct {
 	kubeSchedulerConfiguration []byte
 }
 
-func parseObservedConfig(ss *secondaryschedulerv1.SecondaryScheduler, errs *problems) observedConfig {
+func parseObservedConfig(ss *secondaryschedulerv1.SecondaryScheduler, errs *problem.List) observedConfig {
 	var out observedConfig
 	raw := ss.Spec.ObservedConfig.Raw
 	if len(raw) == 0 {
@@ -37,23 +38,23 @@ func parseObservedConfig(ss *secondaryschedulerv1.SecondaryScheduler, errs *prob
 	source := specSource(ss, "spec.observedConfig")
 	var cfg map[string]interface{}
 	if err := json.Unmarshal(raw, &cfg); err != nil {
-		errs.addf(source, "", "not a JSON object: %v", err)
+		errs.Addf(source, "", "not a JSON object: %v", err)
 		return out
 	}
 	if v, found, err := unstructured.NestedString(cfg, ObservedMinTLSVersionPath...); err != nil {
-		errs.addf(source, strings.Join(ObservedMinTLSVersionPath, "."), "%v", err)
+		errs.Addf(source, strings.Join(ObservedMinTLSVersionPath, "."), "%v", err)
 	} else if found && v != "" {
 		if _, err := crypto.TLSVersion(v); err != nil {
-			errs.addf(source, strings.Join(ObservedMinTLSVersionPath, "."), "%v", err)
+			errs.Addf(source, strings.Join(ObservedMinTLSVersionPath, "."), "%v", err)
 		}
 		out.minTLSVersion = v
 	}
 	if v, found, err := unstructured.NestedStringSlice(cfg, ObservedCipherSuitesPath...); err != nil {
-		errs.addf(source, strings.Join(ObservedCipherSuitesPath, "."), "%v", err)
+		errs.Addf(source, strings.Join(ObservedCipherSuitesPath, "."), "%v", err)
 	} else if found {
 		for i, name := range v {
 			if _, err := crypto.CipherSuite(name); err != nil {
-				errs.addf(source, index(strings.Join(ObservedCipherSuitesPath, "."), i), "%v", err)
+				errs.Addf(source, problem.Index(strings.Join(ObservedCipherSuitesPath, "."), i), "%v", err)
 			}
 		}
 		out.cipherSuites = v

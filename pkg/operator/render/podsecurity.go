@@ -10,6 +10,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	secondaryschedulerv1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render/problem"
 )
 
 // restrictedDefaults is what a user container that says nothing of its
@@ -77,7 +78,7 @@ func enforcedLevel(label string) psapi.Level {
 // hang instead. Each user container and the user's volumes are checked on
 // their own, with the API server's own Pod Security checks, so a problem
 // names the field it comes from.
-func checkPodSecurity(src string, ss *secondaryschedulerv1.SecondaryScheduler, d *corev1.PodTemplateSpec, level psapi.Level, errs *problems) {
+func checkPodSecurity(src string, ss *secondaryschedulerv1.SecondaryScheduler, d *corev1.PodTemplateSpec, level psapi.Level, errs *problem.List) {
 	if level == psapi.LevelPrivileged {
 		return
 	}
@@ -86,7 +87,7 @@ func checkPodSecurity(src string, ss *secondaryschedulerv1.SecondaryScheduler, d
 	check := func(field string, spec *corev1.PodSpec) {
 		results := podSecurityEvaluator().EvaluatePod(lv, &d.ObjectMeta, spec)
 		if agg := policy.AggregateCheckResults(results); !agg.Allowed {
-			errs.addf(src, field, "namespace %s enforces Pod Security %q, which forbids %s; "+
+			errs.Addf(src, field, "namespace %s enforces Pod Security %q, which forbids %s; "+
 				"remove it, or run it elsewhere (a pod the namespace refuses would never start)",
 				OperandNamespace, level, agg.ForbiddenDetail())
 		}
@@ -114,7 +115,7 @@ func checkPodSecurity(src string, ss *secondaryschedulerv1.SecondaryScheduler, d
 		for i := range user.list {
 			c := bare.DeepCopy()
 			c.Containers = []corev1.Container{byName[user.list[i].Name]}
-			check(index(user.field, i), c)
+			check(problem.Index(user.field, i), c)
 		}
 	}
 }

@@ -11,6 +11,8 @@ import (
 	"k8s.io/utils/ptr"
 
 	secondaryschedulerv1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render/problem"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render/schedulerconfig"
 )
 
 // Fixed names. They live here rather than in operatorclient because the render
@@ -80,7 +82,7 @@ func ConfigMapProblem(cm *corev1.ConfigMap) string {
 		return "it is not immutable"
 	case hash == "" || cm.Name != ConfigMapNameFor(hash):
 		return "its name does not match its " + ConfigHashAnnotation + " annotation"
-	case configHash([]byte(cm.Data[ConfigKey])) != hash:
+	case schedulerconfig.Hash([]byte(cm.Data[ConfigKey])) != hash:
 		return "its " + ConfigKey + " does not hash to its " + ConfigHashAnnotation + " annotation"
 	}
 	return ""
@@ -166,29 +168,29 @@ func Render(in Inputs) (*Objects, error) {
 	if ss == nil {
 		return nil, fmt.Errorf("render: no SecondaryScheduler given")
 	}
-	errs := &problems{}
+	errs := &problem.List{}
 	validateSpec(ss, in.ServingCertAvailable, errs)
 	observed := parseObservedConfig(ss, errs)
 	cfg, err := mergeConfig(ss, in.UserConfig, observed.kubeSchedulerConfiguration, errs)
 	if err != nil {
 		return nil, err
 	}
-	if err := errs.err(); err != nil {
+	if err := inputError(errs); err != nil {
 		return nil, err
 	}
 	o := fixedObjects(cfg)
 	o.Extra = extraRBAC(ss)
-	if o.Deployment, o.TemplateHash, err = renderDeployment(templates().deployment.DeepCopy(), ss, observed, cfg.hash, in.ServingCertAvailable); err != nil {
+	if o.Deployment, o.TemplateHash, err = renderDeployment(templates().deployment.DeepCopy(), ss, observed, cfg.Hash, in.ServingCertAvailable); err != nil {
 		return nil, err
 	}
 	checkPodSecurity("SecondaryScheduler "+ss.Name, ss, &o.Deployment.Spec.Template, enforcedLevel(in.PodSecurityEnforce), errs)
-	if err := errs.err(); err != nil {
+	if err := inputError(errs); err != nil {
 		return nil, err
 	}
 	if err := judgeCeiling(ss, in.Ceiling); err != nil {
 		return nil, err
 	}
-	if o.Rollback, err = renderRollback(in, observed, cfg.hash); err != nil {
+	if o.Rollback, err = renderRollback(in, observed, cfg.Hash); err != nil {
 		return nil, err
 	}
 	for _, obj := range o.All() {
@@ -199,7 +201,7 @@ func Render(in Inputs) (*Objects, error) {
 
 // fixedObjects are the objects every SecondaryScheduler has, with the merged
 // configuration's ConfigMap.
-func fixedObjects(cfg *mergedConfig) *Objects {
+func fixedObjects(cfg *schedulerconfig.Config) *Objects {
 	t := templates()
 	o := &Objects{
 		Namespace:           t.namespace.DeepCopy(),
@@ -209,12 +211,12 @@ func fixedObjects(cfg *mergedConfig) *Objects {
 		RoleBindings:        []*rbacv1.RoleBinding{t.authReaderBinding.DeepCopy(), t.leaderElectionBinding.DeepCopy()},
 		ConfigMap:           t.configMap.DeepCopy(),
 		Service:             t.service.DeepCopy(),
-		SchedulerNames:      cfg.schedulerNames,
-		ConfigHash:          cfg.hash,
+		SchedulerNames:      cfg.SchedulerNames,
+		ConfigHash:          cfg.Hash,
 	}
-	o.ConfigMap.Name = ConfigMapNameFor(cfg.hash)
-	o.ConfigMap.Annotations = map[string]string{ConfigHashAnnotation: cfg.hash}
-	o.ConfigMap.Data = map[string]string{ConfigKey: string(cfg.yaml)}
+	o.ConfigMap.Name = ConfigMapNameFor(cfg.Hash)
+	o.ConfigMap.Annotations = map[string]string{ConfigHashAnnotation: cfg.Hash}
+	o.ConfigMap.Data = map[string]string{ConfigKey: string(cfg.YAML)}
 	o.ConfigMap.Immutable = ptr.To(true)
 	return o
 }

@@ -91,7 +91,7 @@ func assertValidOutput(t *testing.T, objs *Objects) {
 	if strict, err := sigsjson.UnmarshalStrict(cfgJSON, cfg); err != nil || len(strict) > 0 {
 		t.Errorf("config.yaml is not a strict v1 KubeSchedulerConfiguration: %v %v", err, strict)
 	}
-	if cfg.APIVersion != schedulerConfigVersion || cfg.Kind != schedulerConfigKind {
+	if cfg.APIVersion != "kubescheduler.config.k8s.io/v1" || cfg.Kind != "KubeSchedulerConfiguration" {
 		t.Errorf("config.yaml is %s %s", cfg.APIVersion, cfg.Kind)
 	}
 	if le := cfg.LeaderElection; le.LeaderElect == nil || !*le.LeaderElect || le.ResourceName != OperandName ||

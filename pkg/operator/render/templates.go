@@ -30,8 +30,6 @@ const (
 	extraRoleBindingAsset          = assetDir + "rolebinding-extra.yaml"
 	configMapAsset                 = assetDir + "configmap.yaml"
 	deploymentAsset                = assetDir + "deployment.yaml"
-	defaultConfigAsset             = "assets/config/defaultconfig.yaml"
-	operatorOwnedConfigAsset       = "assets/config/operator-owned.yaml"
 )
 
 // StaticAssetNames are the bindata assets of the objects that are the same for

@@ -9,6 +9,7 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 
 	secondaryschedulerv1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render/problem"
 )
 
 // configMountPath is where the scheduler container reads the merged config.
@@ -18,27 +19,27 @@ const configMountPath = "/etc/secondary-scheduler"
 // files no API server has admitted) and adds the cross-field checks admission
 // cannot do, so a bad spec is refused here rather than by the Deployment's
 // API server validation, with the SecondaryScheduler field named.
-func validateSpec(ss *secondaryschedulerv1.SecondaryScheduler, servingCert bool, errs *problems) {
+func validateSpec(ss *secondaryschedulerv1.SecondaryScheduler, servingCert bool, errs *problem.List) {
 	src := "SecondaryScheduler " + ss.Name
 	spec := &ss.Spec
 	if ss.Name != secondaryschedulerv1.SingletonName {
-		errs.addf(src, "metadata.name", "must be %q: a SecondaryScheduler is a singleton", secondaryschedulerv1.SingletonName)
+		errs.Addf(src, "metadata.name", "must be %q: a SecondaryScheduler is a singleton", secondaryschedulerv1.SingletonName)
 	}
 	if spec.SchedulerImage == "" {
-		errs.addf(src, "spec.schedulerImage", "required: the image of the scheduler (any kube-scheduler build with your plugins)")
+		errs.Addf(src, "spec.schedulerImage", "required: the image of the scheduler (any kube-scheduler build with your plugins)")
 	}
 	// The bare secondary-scheduler-config is the name OpenShift's docs give the
 	// user's ConfigMap (the operator's own went by it before they were named by
 	// content); only the content-named ones are the operator's.
 	if strings.HasPrefix(spec.SchedulerConfig, ConfigMapName+"-") {
-		errs.addf(src, "spec.schedulerConfig", "%q is a name the operator gives its own ConfigMaps (%s-<hash>); name yours otherwise",
+		errs.Addf(src, "spec.schedulerConfig", "%q is a name the operator gives its own ConfigMaps (%s-<hash>); name yours otherwise",
 			spec.SchedulerConfig, ConfigMapName)
 	}
 	if spec.Replicas != nil && *spec.Replicas < 1 {
-		errs.addf(src, "spec.replicas", "must be at least 1, not %d; set managementState: Removed to stop the scheduler", *spec.Replicas)
+		errs.Addf(src, "spec.replicas", "must be at least 1, not %d; set managementState: Removed to stop the scheduler", *spec.Replicas)
 	}
 	if _, ok := verbosity[spec.LogLevel]; !ok {
-		errs.addf(src, "spec.logLevel", "%q is not one of Normal, Debug, Trace, TraceAll", spec.LogLevel)
+		errs.Addf(src, "spec.logLevel", "%q is not one of Normal, Debug, Trace, TraceAll", spec.LogLevel)
 	}
 
 	volumes := checkVolumes(src, spec.Volumes, servingCert, errs)
@@ -55,7 +56,7 @@ func validateSpec(ss *secondaryschedulerv1.SecondaryScheduler, servingCert bool,
 		checkMounts(src, p, sc.VolumeMounts, volumes, errs)
 		for i, m := range sc.VolumeMounts {
 			if path.Clean(m.MountPath) == configMountPath {
-				errs.addf(src, index(p, i)+".mountPath", "%s holds the merged scheduler configuration; mount elsewhere", configMountPath)
+				errs.Addf(src, problem.Index(p, i)+".mountPath", "%s holds the merged scheduler configuration; mount elsewhere", configMountPath)
 			}
 		}
 	}
@@ -63,22 +64,22 @@ func validateSpec(ss *secondaryschedulerv1.SecondaryScheduler, servingCert bool,
 
 // checkVolumes refuses unnamed, reserved and duplicate spec.volumes, and
 // returns every volume a container may mount.
-func checkVolumes(src string, list []corev1.Volume, servingCert bool, errs *problems) map[string]bool {
+func checkVolumes(src string, list []corev1.Volume, servingCert bool, errs *problem.List) map[string]bool {
 	volumes := map[string]bool{
 		secondaryschedulerv1.ConfigVolumeName:      true,
 		secondaryschedulerv1.ServingCertVolumeName: servingCert,
 		secondaryschedulerv1.APIAccessVolumeName:   true,
 	}
 	for i, v := range list {
-		p := index("spec.volumes", i) + ".name"
+		p := problem.Index("spec.volumes", i) + ".name"
 		switch {
 		case v.Name == "":
-			errs.addf(src, p, "required")
+			errs.Addf(src, p, "required")
 		case v.Name == secondaryschedulerv1.ConfigVolumeName || v.Name == secondaryschedulerv1.ServingCertVolumeName ||
 			v.Name == secondaryschedulerv1.APIAccessVolumeName:
-			errs.addf(src, p, "%q is reserved for the operator; choose another name", v.Name)
+			errs.Addf(src, p, "%q is reserved for the operator; choose another name", v.Name)
 		case volumes[v.Name]:
-			errs.addf(src, p, "duplicate %q", v.Name)
+			errs.Addf(src, p, "duplicate %q", v.Name)
 		default:
 			volumes[v.Name] = true
 		}
@@ -89,7 +90,7 @@ func checkVolumes(src string, list []corev1.Volume, servingCert bool, errs *prob
 // checkUserContainers refuses sidecars and init containers without a name or
 // image, named like another or the scheduler, or mounting a volume that is
 // not there: sidecars and init containers share one name space.
-func checkUserContainers(src string, spec *secondaryschedulerv1.SecondarySchedulerSpec, volumes map[string]bool, errs *problems) {
+func checkUserContainers(src string, spec *secondaryschedulerv1.SecondarySchedulerSpec, volumes map[string]bool, errs *problem.List) {
 	containers := map[string]string{secondaryschedulerv1.SchedulerContainerName: "the scheduler container"}
 	for _, group := range []struct {
 		field string
@@ -97,19 +98,19 @@ func checkUserContainers(src string, spec *secondaryschedulerv1.SecondarySchedul
 	}{{"spec.sidecars", spec.Sidecars}, {"spec.initContainers", spec.InitContainers}} {
 		for i := range group.list {
 			c := &group.list[i]
-			p := index(group.field, i)
+			p := problem.Index(group.field, i)
 			switch prev, dup := containers[c.Name]; {
 			case c.Name == "":
-				errs.addf(src, p+".name", "required")
+				errs.Addf(src, p+".name", "required")
 			case c.Name == secondaryschedulerv1.SchedulerContainerName:
-				errs.addf(src, p+".name", "%q is reserved for the scheduler container; choose another name", c.Name)
+				errs.Addf(src, p+".name", "%q is reserved for the scheduler container; choose another name", c.Name)
 			case dup:
-				errs.addf(src, p+".name", "duplicate %q (also %s); sidecars and initContainers share one name space", c.Name, prev)
+				errs.Addf(src, p+".name", "duplicate %q (also %s); sidecars and initContainers share one name space", c.Name, prev)
 			default:
 				containers[c.Name] = p
 			}
 			if c.Image == "" {
-				errs.addf(src, p+".image", "required")
+				errs.Addf(src, p+".image", "required")
 			}
 			checkMounts(src, p+".volumeMounts", c.VolumeMounts, volumes, errs)
 		}
@@ -118,11 +119,11 @@ func checkUserContainers(src string, spec *secondaryschedulerv1.SecondarySchedul
 
 // checkRules catches the rules the API server would refuse, so the problem names
 // the SecondaryScheduler field rather than a ClusterRole the user never wrote.
-func checkRules(src, field string, rules []rbacv1.PolicyRule, cluster bool, errs *problems) {
+func checkRules(src, field string, rules []rbacv1.PolicyRule, cluster bool, errs *problem.List) {
 	for i, r := range rules {
-		p := index(field, i)
+		p := problem.Index(field, i)
 		if len(r.Verbs) == 0 {
-			errs.addf(src, p+".verbs", "required, e.g. [get, list, watch]")
+			errs.Addf(src, p+".verbs", "required, e.g. [get, list, watch]")
 		}
 		for _, l := range []struct {
 			field  string
@@ -132,21 +133,21 @@ func checkRules(src, field string, rules []rbacv1.PolicyRule, cluster bool, errs
 			{"resourceNames", len(r.ResourceNames), 64}, {"nonResourceURLs", len(r.NonResourceURLs), 32},
 		} {
 			if l.n > l.max {
-				errs.addf(src, p+"."+l.field, "lists %d; at most %d, split the rule in two", l.n, l.max)
+				errs.Addf(src, p+"."+l.field, "lists %d; at most %d, split the rule in two", l.n, l.max)
 			}
 		}
 		// The ceiling check compares each apiGroup, resource, verb and name
 		// combination: bounded before anything is expanded.
 		if n := RuleExpansion(r); n > MaxRuleExpansion {
-			errs.addf(src, p, "grants %d combinations of apiGroups, resources, verbs and resourceNames; at most %d, split the rule", n, MaxRuleExpansion)
+			errs.Addf(src, p, "grants %d combinations of apiGroups, resources, verbs and resourceNames; at most %d, split the rule", n, MaxRuleExpansion)
 		}
 		switch {
 		case len(r.NonResourceURLs) > 0 && !cluster:
-			errs.addf(src, p+".nonResourceURLs", "only clusterRules can grant non-resource URLs")
+			errs.Addf(src, p+".nonResourceURLs", "only clusterRules can grant non-resource URLs")
 		case len(r.NonResourceURLs) > 0 && (len(r.Resources) > 0 || len(r.APIGroups) > 0):
-			errs.addf(src, p+".nonResourceURLs", "a rule grants either resources or non-resource URLs; split it in two")
+			errs.Addf(src, p+".nonResourceURLs", "a rule grants either resources or non-resource URLs; split it in two")
 		case len(r.NonResourceURLs) == 0 && (len(r.Resources) == 0 || len(r.APIGroups) == 0):
-			errs.addf(src, p, `needs apiGroups and resources (apiGroups: [""] is the core group)`)
+			errs.Addf(src, p, `needs apiGroups and resources (apiGroups: [""] is the core group)`)
 		}
 	}
 }
@@ -165,16 +166,16 @@ func RuleExpansion(r rbacv1.PolicyRule) int {
 	return atLeastOne(len(r.APIGroups)) * atLeastOne(len(r.Resources)) * atLeastOne(len(r.Verbs)) * atLeastOne(len(r.ResourceNames))
 }
 
-func checkMounts(src, field string, mounts []corev1.VolumeMount, volumes map[string]bool, errs *problems) {
+func checkMounts(src, field string, mounts []corev1.VolumeMount, volumes map[string]bool, errs *problem.List) {
 	for i, m := range mounts {
 		if volumes[m.Name] {
 			continue
 		}
 		if m.Name == secondaryschedulerv1.ServingCertVolumeName {
-			errs.addf(src, index(field, i)+".name", "volume %q exists only once service-ca has issued Secret %s", m.Name, ServingCertSecretName)
+			errs.Addf(src, problem.Index(field, i)+".name", "volume %q exists only once service-ca has issued Secret %s", m.Name, ServingCertSecretName)
 			continue
 		}
-		errs.addf(src, index(field, i)+".name", "no volume %q; add it to spec.volumes", m.Name)
+		errs.Addf(src, problem.Index(field, i)+".name", "no volume %q; add it to spec.volumes", m.Name)
 	}
 }
 

@@ -58,84 +58,17 @@ func TestValidationErrors(t *testing.T) {
 			in.UserConfig.Data = map[string]string{"scheduler.yaml": ""}
 			return in
 		}(), []string{"ConfigMap openshift-secondary-scheduler/my-config: no key config.yaml (it has: scheduler.yaml); put the KubeSchedulerConfiguration under config.yaml"}},
-		{"not yaml", withConfig("profiles: [a"), []string{cmSource + "not valid YAML"}},
-		{"duplicate yaml key", withConfig("parallelism: 1\nparallelism: 2\n"), []string{cmSource + "not valid YAML"}},
-		{"not an object", withConfig("- a\n"), []string{cmSource + "must be a KubeSchedulerConfiguration object, not a list"}},
-		{"v1beta3", withConfig("apiVersion: kubescheduler.config.k8s.io/v1beta3\nkind: KubeSchedulerConfiguration\n"),
-			[]string{cmSource + "apiVersion: kubescheduler.config.k8s.io/v1beta3 is not served: kube-scheduler accepts only kubescheduler.config.k8s.io/v1 since Kubernetes 1.29"}},
-		{"v1beta2", withConfig("apiVersion: kubescheduler.config.k8s.io/v1beta2\n"),
-			[]string{cmSource + "apiVersion: kubescheduler.config.k8s.io/v1beta2 is not served: kube-scheduler accepts only kubescheduler.config.k8s.io/v1 since Kubernetes 1.29"}},
-		{"foreign apiVersion", withConfig("apiVersion: v1\n"), []string{cmSource + `apiVersion: "v1" is not a scheduler configuration`}},
-		{"wrong kind", withConfig("kind: Policy\n"), []string{cmSource + `kind: "Policy" is not KubeSchedulerConfiguration`}},
-		{"unknown field", withConfig(profileA + "  plugins:\n    scoree: {}\n"),
-			[]string{cmSource + "profiles[0].plugins.scoree: unknown field: remove it or fix its spelling"}},
-		{"unknown top-level field", withConfig("percentageOfNodes: 5\n"), []string{cmSource + "percentageOfNodes: unknown field"}},
-		{"wrong type", withConfig("percentageOfNodesToScore: fifty\n"),
-			[]string{cmSource + "percentageOfNodesToScore: must be a number, not a string"}},
-		{"profiles not a list", withConfig("profiles: a\n"), []string{cmSource + "profiles: must be a list, not a string"}},
-		{"empty profile list", withConfig("profiles: []\n"),
-			[]string{cmSource + "profiles: list at least one profile, or leave profiles out to keep the profiles of the layers below"}},
-		{"null profile list", withConfig("profiles: null\n"), []string{cmSource + "profiles: list at least one profile"}},
-		{"duplicate schedulerName", withConfig("profiles:\n- schedulerName: foo\n- schedulerName: foo\n"),
-			[]string{cmSource + `profiles[1].schedulerName: duplicate "foo" (also profiles[0])`}},
-		{"empty schedulerName", withConfig("profiles:\n- plugins: {}\n"),
-			[]string{cmSource + `profiles[0].schedulerName: required: without it kube-scheduler names the profile "default-scheduler"`}},
-		{"default-scheduler", withConfig("profiles:\n- schedulerName: default-scheduler\n"),
-			[]string{cmSource + `profiles[0].schedulerName: "default-scheduler" belongs to the cluster's default scheduler`}},
-		{"pluginConfig without name", withConfig(profileA + "  pluginConfig:\n  - args: {}\n"),
-			[]string{cmSource + "profiles[0].pluginConfig[0].name: required"}},
-		{"duplicate pluginConfig", withConfig(profileA + "  pluginConfig:\n  - name: X\n  - name: X\n"),
-			[]string{cmSource + `profiles[0].pluginConfig[1].name: duplicate "X" (also pluginConfig[0])`}},
-		{"args not an object", withConfig(profileA + "  pluginConfig:\n  - name: X\n    args: [1]\n"),
-			[]string{cmSource + "profiles[0].pluginConfig[0].args: must be an object, not a list"}},
-		{"in-tree args unknown field", withConfig(profileA + "  pluginConfig:\n  - name: NodeResourcesFit\n    args:\n      scoringStrategy:\n        typ: MostAllocated\n"),
-			[]string{cmSource + "profiles[0].pluginConfig[0].args.scoringStrategy.typ: unknown field"}},
-		{"in-tree args wrong type", withConfig(profileA + "  pluginConfig:\n  - name: DefaultPreemption\n    args:\n      minCandidateNodesPercentage: ten\n"),
-			[]string{cmSource + "profiles[0].pluginConfig[0].args.minCandidateNodesPercentage: must be a number, not a string"}},
-		{"extender without urlPrefix", withConfig("extenders:\n- filterVerb: filter\n"), []string{cmSource + "extenders[0].urlPrefix: required"}},
-		{"duplicate extender", withConfig("extenders:\n- urlPrefix: http://x\n- urlPrefix: http://x\n"),
-			[]string{cmSource + `extenders[1].urlPrefix: duplicate "http://x" (also extenders[0])`}},
-		{"queueSort differs", withConfig("profiles:\n- schedulerName: a\n  plugins:\n    queueSort:\n      enabled: [{name: Coscheduling}]\n      disabled: [{name: \"*\"}]\n- schedulerName: b\n"),
-			[]string{cmSource + `profiles[1].plugins.queueSort: profile "b" sorts the queue with PrioritySort but profile "a" with Coscheduling`}},
-		{"two queueSort plugins", withConfig(profileA + "  plugins:\n    queueSort:\n      enabled: [{name: Coscheduling}]\n"),
-			[]string{cmSource + `profiles[0].plugins.queueSort: profile "a" would sort the queue with Coscheduling and PrioritySort; kube-scheduler allows one queueSort plugin`}},
-		{"queueSort args differ", withConfig("profiles:\n- schedulerName: a\n  pluginConfig: [{name: PrioritySort, args: {x: 1}}]\n- schedulerName: b\n"),
-			[]string{cmSource + `profiles[1].pluginConfig: profile "b" configures queueSort plugin PrioritySort differently from profile "a"`}},
-		{"aggregated", withConfig("profiles:\n- schedulerName: default-scheduler\n- schedulerName: \"\"\nextenders:\n- {}\n"),
-			[]string{cmSource + "profiles[0].schedulerName: ", cmSource + "profiles[1].schedulerName: required", cmSource + "extenders[0].urlPrefix: required"}},
-
-		// Null entries, which a typed decode takes as zero values.
-		{"null profile", withConfig("profiles: [null]\n"),
-			[]string{cmSource + `profiles[0]: null entry: remove it or fill it in (kube-scheduler would serve an empty entry as "default-scheduler"`}},
-		{"null pluginConfig", withConfig(profileA + "  pluginConfig: [null]\n"), []string{cmSource + "profiles[0].pluginConfig[0]: null entry"}},
-		{"null extender", withConfig("extenders: [null]\n"), []string{cmSource + "extenders[0]: null entry"}},
-		{"null plugin", withConfig(profileA + "  plugins:\n    filter:\n      enabled: [null]\n"),
-			[]string{cmSource + "profiles[0].plugins.filter.enabled[0]: null entry"}},
-		{"plugin without name", withConfig(profileA + "  plugins:\n    filter:\n      disabled: [{}]\n"),
-			[]string{cmSource + "profiles[0].plugins.filter.disabled[0].name: required"}},
-
-		// kube-scheduler's own checks, traced to the layer and field that set the value.
-		{"backoff order", withConfig("podInitialBackoffSeconds: 10\npodMaxBackoffSeconds: 5\n"),
-			[]string{cmSource + "podMaxBackoffSeconds: Invalid value: 5: must be greater than or equal to PodInitialBackoffSeconds (kube-scheduler refuses this)"}},
-		{"range in overrides", func() Inputs {
-			in := withConfig("percentageOfNodesToScore: 50\n")
-			in.SecondaryScheduler.Spec.UnsupportedConfigOverrides = raw(`{"percentageOfNodesToScore":101}`)
+		{"configmap missing, the other layers broken", func() Inputs {
+			in := withConfig("")
+			in.UserConfig = nil
+			in.SecondaryScheduler.Spec.ObservedConfig = raw(`{"kubeSchedulerConfiguration":{"kind":"Policy"}}`)
+			in.SecondaryScheduler.Spec.UnsupportedConfigOverrides = raw(`{"profiles":[]}`)
 			return in
-		}(), []string{"SecondaryScheduler cluster spec.unsupportedConfigOverrides: percentageOfNodesToScore: Invalid value: 101"}},
-		{"enum in plugin args", withConfig("profiles:\n- schedulerName: a\n  pluginConfig:\n  - name: InterPodAffinity\n  - name: PodTopologySpread\n    args: {defaultingType: Bogus}\n"),
-			[]string{cmSource + `profiles[0].pluginConfig[1].args.defaultingType: Unsupported value: "Bogus"`}},
-		{"NodeResourcesFit strategy", withConfig(profileA + "  pluginConfig:\n  - name: NodeResourcesFit\n    args: {scoringStrategy: {type: Bogus}}\n"),
-			[]string{cmSource + `profiles[0].pluginConfig[0].args.scoringStrategy.type: Unsupported value: "Bogus"`}},
-		{"profile from overrides over configmap", func() Inputs {
-			in := withConfig("profiles:\n- schedulerName: x\n- schedulerName: a\n")
-			in.SecondaryScheduler.Spec.UnsupportedConfigOverrides = raw(`{"profiles":[{"schedulerName":"a","percentageOfNodesToScore":150}]}`)
-			return in
-		}(), []string{"SecondaryScheduler cluster spec.unsupportedConfigOverrides: profiles[0].percentageOfNodesToScore: Invalid value: 150"}},
-		{"leader election timings", withConfig("leaderElection:\n  leaseDuration: 10s\n  renewDeadline: 15s\n"),
-			[]string{cmSource + "leaderElection.leaseDuration: Invalid value"}},
-		{"extender weight", withConfig("extenders:\n- urlPrefix: http://x\n  prioritizeVerb: p\n"),
-			[]string{cmSource + "extenders[0].weight: Invalid value: 0: must have a positive weight"}},
-
+		}(), []string{
+			`SecondaryScheduler cluster spec.observedConfig.kubeSchedulerConfiguration: kind: "Policy" is not KubeSchedulerConfiguration`,
+			"ConfigMap openshift-secondary-scheduler/my-config: not found",
+			"SecondaryScheduler cluster spec.unsupportedConfigOverrides: profiles: list at least one profile",
+		}},
 		// The other layers.
 		{"overrides", withSpec(func(s *secondaryschedulerv1.SecondarySchedulerSpec) {
 			s.UnsupportedConfigOverrides = raw(`{"profiles":[{"schedulerName":"default-scheduler"}]}`)

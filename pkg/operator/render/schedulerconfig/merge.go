@@ -1,4 +1,4 @@
-package render
+package schedulerconfig
 
 import (
 	"crypto/sha256"
@@ -6,20 +6,34 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
-	"strings"
 	"sync"
 
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/yaml"
 
-	secondaryschedulerv1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render/problem"
 )
 
-type mergedConfig struct {
-	yaml           []byte
-	hash           string
-	schedulerNames []string
+// Layer is one configuration layer the caller read: YAML or JSON, full or
+// sparse.
+type Layer struct {
+	// Source names the layer in problems, e.g. "ConfigMap ns/name config.yaml".
+	Source string
+	Data   []byte
+	// ReplaceProfiles: when the layer lists profiles, they are exactly the
+	// profiles served (a profile below that it does not name is dropped);
+	// otherwise its profiles merge into the layers below by schedulerName.
+	ReplaceProfiles bool
+}
+
+// Config is a merged, checked scheduler configuration.
+type Config struct {
+	// YAML is the config.yaml kube-scheduler reads.
+	YAML []byte
+	// Hash is the hex SHA-256 of YAML (Hash).
+	Hash string
+	// SchedulerNames are the profiles' schedulerNames, sorted.
+	SchedulerNames []string
 }
 
 // origin is where a profile was last written: errors about a merged profile
@@ -29,30 +43,39 @@ type origin struct {
 	index  int
 }
 
-// mergeConfig builds the scheduler configuration from its five layers (doc.go).
-// Problems with the inputs go to errs; the error return is for operator bugs.
-func mergeConfig(ss *secondaryschedulerv1.SecondaryScheduler, userCM *corev1.ConfigMap, observed []byte, errs *problems) (*mergedConfig, error) {
+// Merge builds the scheduler configuration from the embedded default, the
+// given layers in order, and the operator-owned fields on top (doc.go). Each
+// layer is checked on its own first; when one has problems nothing is merged.
+// Problems with the layers are returned, each "<source>: <path>: <what>"; the
+// error is for operator bugs.
+func Merge(layers ...Layer) (*Config, []string, error) {
 	internal, err := internalLayers()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	base, owned := internal[0], internal[1]
-	layers := []*layer{base}
-	before := errs.len()
-	if len(observed) > 0 {
-		layers = append(layers, parseLayer(specSource(ss, "spec.observedConfig.kubeSchedulerConfiguration"), observed, errs))
+	errs := &problem.List{}
+	parsed := []*layer{internal[0]}
+	for _, in := range layers {
+		parsed = append(parsed, parseLayer(in, errs))
 	}
-	if l, ok := userLayer(ss, userCM, errs); ok {
-		layers = append(layers, l)
+	if errs.Len() > 0 {
+		return nil, errs.Strings(), nil // a broken layer would only add confusing problems to the merge
 	}
-	if raw := ss.Spec.UnsupportedConfigOverrides.Raw; len(raw) > 0 {
-		layers = append(layers, parseLayer(specSource(ss, "spec.unsupportedConfigOverrides"), raw, errs))
-	}
-	if errs.len() > before {
-		return nil, nil // a broken layer would only add confusing problems to the merge
-	}
-	layers = append(layers, owned)
+	parsed = append(parsed, internal[1])
+	cfg, err := merge(parsed, errs)
+	return cfg, errs.Strings(), err
+}
 
+// Check parses and checks one layer on its own, as Merge does first, and
+// returns its problems.
+func Check(l Layer) []string {
+	errs := &problem.List{}
+	parseLayer(l, errs)
+	return errs.Strings()
+}
+
+// merge overlays sound layers and checks the result.
+func merge(layers []*layer, errs *problem.List) (*Config, error) {
 	merged := map[string]interface{}{}
 	origins := map[string]origin{}
 	for _, l := range layers {
@@ -65,13 +88,12 @@ func mergeConfig(ss *secondaryschedulerv1.SecondaryScheduler, userCM *corev1.Con
 			}
 		}
 	}
-
 	data, err := json.Marshal(merged)
 	if err != nil {
 		return nil, fmt.Errorf("encode merged scheduler configuration: %w", err)
 	}
 	names := checkMerged(data, merged, layers, origins, errs)
-	if errs.len() > before {
+	if errs.Len() > 0 {
 		return nil, nil
 	}
 	out, err := yaml.JSONToYAML(data)
@@ -79,14 +101,19 @@ func mergeConfig(ss *secondaryschedulerv1.SecondaryScheduler, userCM *corev1.Con
 		return nil, fmt.Errorf("encode merged scheduler configuration: %w", err)
 	}
 	sort.Strings(names)
-	return &mergedConfig{yaml: out, hash: configHash(out), schedulerNames: names}, nil
+	return &Config{YAML: out, Hash: Hash(out), SchedulerNames: names}, nil
 }
 
-// configHash is the hex SHA-256 of a merged config.yaml: its identity.
-func configHash(configYAML []byte) string {
+// Hash is the hex SHA-256 of a merged config.yaml: its identity.
+func Hash(configYAML []byte) string {
 	sum := sha256.Sum256(configYAML)
 	return hex.EncodeToString(sum[:])
 }
+
+const (
+	defaultConfigAsset       = "assets/config/defaultconfig.yaml"
+	operatorOwnedConfigAsset = "assets/config/operator-owned.yaml"
+)
 
 // internalLayers are parsed once: overlay only reads its source layers.
 var internalLayers = sync.OnceValues(func() ([2]*layer, error) {
@@ -97,41 +124,6 @@ var internalLayers = sync.OnceValues(func() ([2]*layer, error) {
 	owned, err := parseInternalLayer(operatorOwnedConfigAsset)
 	return [2]*layer{base, owned}, err
 })
-
-// userLayer reads the ConfigMap named by spec.schedulerConfig.
-func userLayer(ss *secondaryschedulerv1.SecondaryScheduler, cm *corev1.ConfigMap, errs *problems) (*layer, bool) {
-	name := ss.Spec.SchedulerConfig
-	if name == "" {
-		return nil, false
-	}
-	ref := fmt.Sprintf("ConfigMap %s/%s", OperandNamespace, name)
-	if cm == nil {
-		errs.addf(ref, "", "not found; create it with the scheduler configuration under key %s, or unset %s",
-			ConfigKey, specSource(ss, "spec.schedulerConfig"))
-		return nil, false
-	}
-	data, ok := cm.Data[ConfigKey]
-	if !ok {
-		keys := make([]string, 0, len(cm.Data))
-		for k := range cm.Data {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		errs.addf(ref, "", "no key %s (it has: %s); put the KubeSchedulerConfiguration under %s",
-			ConfigKey, strings.Join(keys, ", "), ConfigKey)
-		return nil, false
-	}
-	l := parseLayer(ref+" "+ConfigKey, []byte(data), errs)
-	if l == nil {
-		return nil, false
-	}
-	_, l.replaceProfiles = l.obj["profiles"]
-	return l, true
-}
-
-func specSource(ss *secondaryschedulerv1.SecondaryScheduler, path string) string {
-	return fmt.Sprintf("SecondaryScheduler %s %s", ss.Name, path)
-}
 
 type level int
 

@@ -1,4 +1,4 @@
-package render
+package schedulerconfig
 
 import (
 	"bytes"
@@ -10,6 +10,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/openshift/secondary-scheduler-operator/bindata"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render/problem"
 )
 
 const (
@@ -26,22 +27,22 @@ type layer struct {
 	// source names the layer in error messages.
 	source string
 	obj    map[string]interface{}
-	// replaceProfiles: the layer's profile list is the full list of profiles
-	// served (see doc.go); otherwise its profiles merge into the layers below.
+	// replaceProfiles is Layer.ReplaceProfiles.
 	replaceProfiles bool
 }
 
 // parseLayer decodes a YAML or JSON layer and checks it on its own, so that every
 // problem is reported against the layer the user wrote. It returns nil when the
 // layer has problems (recorded in errs) and an empty layer for empty data.
-func parseLayer(source string, data []byte, errs *problems) *layer {
-	l := &layer{source: source, obj: map[string]interface{}{}}
+func parseLayer(in Layer, errs *problem.List) *layer {
+	source, data := in.Source, in.Data
+	l := &layer{source: source, obj: map[string]interface{}{}, replaceProfiles: in.ReplaceProfiles}
 	if !checkBounds(source, data, errs) {
 		return nil
 	}
 	j, err := yaml.YAMLToJSONStrict(data)
 	if err != nil {
-		errs.addf(source, "", "not valid YAML: %v", err)
+		errs.Addf(source, "", "not valid YAML: %v", err)
 		return nil
 	}
 	if t := bytes.TrimSpace(j); len(t) == 0 || bytes.Equal(t, []byte("null")) {
@@ -51,25 +52,25 @@ func parseLayer(source string, data []byte, errs *problems) *layer {
 	dec := json.NewDecoder(bytes.NewReader(j))
 	dec.UseNumber() // keep numbers exactly as written
 	if err := dec.Decode(&v); err != nil {
-		errs.addf(source, "", "not valid YAML: %v", err)
+		errs.Addf(source, "", "not valid YAML: %v", err)
 		return nil
 	}
 	obj, ok := v.(map[string]interface{})
 	if !ok {
-		errs.addf(source, "", "must be a KubeSchedulerConfiguration object, not %s", describeJSON(v))
+		errs.Addf(source, "", "must be a KubeSchedulerConfiguration object, not %s", describeJSON(v))
 		return nil
 	}
 	l.obj = obj
-	before := errs.len()
+	before := errs.Len()
 	checkTypeMeta(source, obj, errs)
-	if errs.len() > before {
+	if errs.Len() > before {
 		// A v1beta3 layer fails the v1 decode in a dozen ways; the version is the news.
 		return nil
 	}
 	decodeSchedulerConfig(source, j, errs)
 	checkProfiles(source, obj, errs)
 	checkExtenders(source, obj, errs)
-	if errs.len() > before {
+	if errs.Len() > before {
 		return nil
 	}
 	return l
@@ -77,34 +78,34 @@ func parseLayer(source string, data []byte, errs *problems) *layer {
 
 // parseInternalLayer parses one of our own embedded layers; a problem is a bug.
 func parseInternalLayer(asset string) (*layer, error) {
-	errs := &problems{}
-	l := parseLayer("bindata "+asset, bindata.MustAsset(asset), errs)
-	if err := errs.err(); err != nil {
-		return nil, fmt.Errorf("embedded scheduler configuration is invalid: %w", err)
+	errs := &problem.List{}
+	l := parseLayer(Layer{Source: "bindata " + asset, Data: bindata.MustAsset(asset)}, errs)
+	if errs.Len() > 0 {
+		return nil, fmt.Errorf("embedded scheduler configuration is invalid: %s", strings.Join(errs.Strings(), "; "))
 	}
 	return l, nil
 }
 
-func checkTypeMeta(source string, obj map[string]interface{}, errs *problems) {
+func checkTypeMeta(source string, obj map[string]interface{}, errs *problem.List) {
 	if v, ok := obj["apiVersion"]; ok {
 		apiVersion, _ := v.(string)
 		switch {
 		case apiVersion == schedulerConfigVersion:
 		case strings.HasPrefix(apiVersion, schedulerConfigGroup+"/"):
-			errs.addf(source, "apiVersion", "%s is not served: kube-scheduler accepts only %s since Kubernetes 1.29; "+
+			errs.Addf(source, "apiVersion", "%s is not served: kube-scheduler accepts only %s since Kubernetes 1.29; "+
 				"set apiVersion: %s and convert the fields that changed",
 				apiVersion, schedulerConfigVersion, schedulerConfigVersion)
 		default:
-			errs.addf(source, "apiVersion", "%s is not a scheduler configuration; use %s (or leave apiVersion out)",
+			errs.Addf(source, "apiVersion", "%s is not a scheduler configuration; use %s (or leave apiVersion out)",
 				describeValue(v), schedulerConfigVersion)
 		}
 	}
 	if v, ok := obj["kind"]; ok && v != schedulerConfigKind {
-		errs.addf(source, "kind", "%s is not %s; use kind: %s (or leave kind out)", describeValue(v), schedulerConfigKind, schedulerConfigKind)
+		errs.Addf(source, "kind", "%s is not %s; use kind: %s (or leave kind out)", describeValue(v), schedulerConfigKind, schedulerConfigKind)
 	}
 }
 
-func checkProfiles(source string, obj map[string]interface{}, errs *problems) {
+func checkProfiles(source string, obj map[string]interface{}, errs *problem.List) {
 	v, ok := obj["profiles"]
 	if !ok {
 		return
@@ -112,13 +113,13 @@ func checkProfiles(source string, obj map[string]interface{}, errs *problems) {
 	list, ok := v.([]interface{})
 	if !ok || len(list) == 0 {
 		if v == nil || ok {
-			errs.addf(source, "profiles", "list at least one profile, or leave profiles out to keep the profiles of the layers below")
+			errs.Addf(source, "profiles", "list at least one profile, or leave profiles out to keep the profiles of the layers below")
 		}
 		return // a non-list was reported by the typed decode
 	}
 	seen := map[string]int{}
 	for i, item := range list {
-		path := index("profiles", i)
+		path := problem.Index("profiles", i)
 		p, ok := item.(map[string]interface{})
 		if !ok {
 			nullEntry(source, path, item, fmt.Sprintf("kube-scheduler would serve an empty entry as %q, "+
@@ -128,13 +129,13 @@ func checkProfiles(source string, obj map[string]interface{}, errs *problems) {
 		name, _ := p["schedulerName"].(string)
 		switch first, dup := seen[name]; {
 		case name == "":
-			errs.addf(source, path+".schedulerName", "required: without it kube-scheduler names the profile %q, "+
+			errs.Addf(source, path+".schedulerName", "required: without it kube-scheduler names the profile %q, "+
 				"which the cluster's default scheduler already serves", defaultSchedulerName)
 		case name == defaultSchedulerName:
-			errs.addf(source, path+".schedulerName", "%q belongs to the cluster's default scheduler; choose another name "+
+			errs.Addf(source, path+".schedulerName", "%q belongs to the cluster's default scheduler; choose another name "+
 				"(pods pick a profile with spec.schedulerName)", defaultSchedulerName)
 		case dup:
-			errs.addf(source, path+".schedulerName", "duplicate %q (also profiles[%d]); each profile needs its own schedulerName", name, first)
+			errs.Addf(source, path+".schedulerName", "duplicate %q (also profiles[%d]); each profile needs its own schedulerName", name, first)
 		default:
 			seen[name] = i
 		}
@@ -145,30 +146,30 @@ func checkProfiles(source string, obj map[string]interface{}, errs *problems) {
 
 // nullEntry reports a null (or empty) list entry: the typed decode accepts it
 // as a zero value, which kube-scheduler then defaults or rejects late.
-func nullEntry(source, path string, item interface{}, why string, errs *problems) {
+func nullEntry(source, path string, item interface{}, why string, errs *problem.List) {
 	if item == nil {
-		errs.addf(source, path, "null entry: remove it or fill it in (%s)", why)
+		errs.Addf(source, path, "null entry: remove it or fill it in (%s)", why)
 	}
 }
 
 // checkPluginSets checks that every plugin a profile enables or disables has a
 // name (kube-scheduler fails at start-up on a plugin named "") and that no
 // score weight is negative.
-func checkPluginSets(source, profilePath string, v interface{}, errs *problems) {
+func checkPluginSets(source, profilePath string, v interface{}, errs *problem.List) {
 	points, _ := v.(map[string]interface{})
 	for _, point := range sortedKeys(points) {
 		set, _ := points[point].(map[string]interface{})
 		for _, which := range []string{"enabled", "disabled"} {
 			list, _ := set[which].([]interface{})
 			for i, item := range list {
-				path := index(profilePath+".plugins."+point+"."+which, i)
+				path := problem.Index(profilePath+".plugins."+point+"."+which, i)
 				p, ok := item.(map[string]interface{})
 				if !ok {
 					nullEntry(source, path, item, "a plugin entry needs a name", errs)
 					continue
 				}
 				if name, _ := p["name"].(string); name == "" {
-					errs.addf(source, path+".name", "required: the plugin's name (\"*\" stands for all default plugins in disabled)")
+					errs.Addf(source, path+".name", "required: the plugin's name (\"*\" stands for all default plugins in disabled)")
 				}
 				if which == "enabled" && (point == "score" || point == "multiPoint") {
 					checkWeight(source, path+".weight", p["weight"], errs)
@@ -183,19 +184,19 @@ func checkPluginSets(source, profilePath string, v interface{}, errs *problems) 
 // negative weight does as soon as another score plugin follows it; the one it
 // accepts, on the last score plugin, ranks nodes against the plugin's own
 // preference. Either way it is a mistake.
-func checkWeight(source, path string, v interface{}, errs *problems) {
+func checkWeight(source, path string, v interface{}, errs *problem.List) {
 	w, _ := v.(json.Number)
 	if f, err := w.Float64(); err == nil && f < 0 {
-		errs.addf(source, path, "%s: a score weight must not be negative; disable the plugin instead, "+
+		errs.Addf(source, path, "%s: a score weight must not be negative; disable the plugin instead, "+
 			"or give a weight of 1 or more (0 or no weight means 1)", w)
 	}
 }
 
-func checkPluginConfig(source, profilePath string, v interface{}, errs *problems) {
+func checkPluginConfig(source, profilePath string, v interface{}, errs *problem.List) {
 	list, _ := v.([]interface{})
 	seen := map[string]int{}
 	for i, item := range list {
-		path := index(profilePath+".pluginConfig", i)
+		path := problem.Index(profilePath+".pluginConfig", i)
 		pc, ok := item.(map[string]interface{})
 		if !ok {
 			nullEntry(source, path, item, "an args entry needs the plugin's name", errs)
@@ -203,11 +204,11 @@ func checkPluginConfig(source, profilePath string, v interface{}, errs *problems
 		}
 		name, _ := pc["name"].(string)
 		if name == "" {
-			errs.addf(source, path+".name", "required: the plugin these args are for")
+			errs.Addf(source, path+".name", "required: the plugin these args are for")
 			continue
 		}
 		if first, dup := seen[name]; dup {
-			errs.addf(source, path+".name", "duplicate %q (also pluginConfig[%d]); merge the two args", name, first)
+			errs.Addf(source, path+".name", "duplicate %q (also pluginConfig[%d]); merge the two args", name, first)
 			continue
 		}
 		seen[name] = i
@@ -216,26 +217,26 @@ func checkPluginConfig(source, profilePath string, v interface{}, errs *problems
 		case map[string]interface{}:
 			decodePluginArgs(source, path+".args", name, args, errs)
 		default:
-			errs.addf(source, path+".args", "must be an object, not %s", describeJSON(args))
+			errs.Addf(source, path+".args", "must be an object, not %s", describeJSON(args))
 		}
 	}
 }
 
-func checkExtenders(source string, obj map[string]interface{}, errs *problems) {
+func checkExtenders(source string, obj map[string]interface{}, errs *problem.List) {
 	list, _ := obj["extenders"].([]interface{})
 	seen := map[string]int{}
 	for i, item := range list {
 		e, ok := item.(map[string]interface{})
 		if !ok {
-			nullEntry(source, index("extenders", i), item, "an extender needs its urlPrefix", errs)
+			nullEntry(source, problem.Index("extenders", i), item, "an extender needs its urlPrefix", errs)
 			continue
 		}
-		path := index("extenders", i) + ".urlPrefix"
+		path := problem.Index("extenders", i) + ".urlPrefix"
 		url, _ := e["urlPrefix"].(string)
 		if url == "" {
-			errs.addf(source, path, "required: the URL of the extender")
+			errs.Addf(source, path, "required: the URL of the extender")
 		} else if first, dup := seen[url]; dup {
-			errs.addf(source, path, "duplicate %q (also extenders[%d])", url, first)
+			errs.Addf(source, path, "duplicate %q (also extenders[%d])", url, first)
 		} else {
 			seen[url] = i
 		}

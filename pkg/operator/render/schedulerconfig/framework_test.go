@@ -1,4 +1,4 @@
-package render
+package schedulerconfig
 
 import (
 	"testing"
@@ -11,34 +11,30 @@ import (
 // profile's framework is refused here, at the entry of the layer that wrote it.
 func TestFrameworkChecks(t *testing.T) {
 	const profileA = "profiles:\n- schedulerName: a\n  plugins:\n"
-	const overrides = "SecondaryScheduler cluster spec.unsupportedConfigOverrides: "
-	withOverrides := func(cfg, overrides string) Inputs {
-		in := withConfig(cfg)
-		in.SecondaryScheduler.Spec.UnsupportedConfigOverrides = raw(overrides)
-		return in
-	}
+	const overrides = overridesSource + ": "
+	withOverrides := func(cfg, o string) []Layer { return []Layer{user(cfg), overridesLayer(o)} }
 	tests := []struct {
-		name string
-		in   Inputs
-		want []string // none: accepted
+		name   string
+		layers []Layer
+		want   []string // none: accepted
 	}{
-		{"plugin at a point it does not implement", withConfig(profileA + "    filter:\n      enabled: [{name: ImageLocality}]\n"),
+		{"plugin at a point it does not implement", layers(profileA + "    filter:\n      enabled: [{name: ImageLocality}]\n"),
 			[]string{cmSource + "profiles[0].plugins.filter.enabled[0]: ImageLocality does not implement filter; it runs at score (multiPoint"}},
-		{"plugin listed twice", withConfig(profileA + "    filter:\n      enabled: [{name: NodeName}, {name: NodeName}]\n"),
+		{"plugin listed twice", layers(profileA + "    filter:\n      enabled: [{name: NodeName}, {name: NodeName}]\n"),
 			[]string{cmSource + "profiles[0].plugins.filter.enabled[1]: NodeName is listed twice at filter"}},
-		{"plugin listed twice at multiPoint", withConfig(profileA + "    multiPoint:\n      enabled: [{name: NodePorts}, {name: NodePorts}]\n"),
+		{"plugin listed twice at multiPoint", layers(profileA + "    multiPoint:\n      enabled: [{name: NodePorts}, {name: NodePorts}]\n"),
 			[]string{cmSource + "profiles[0].plugins.multiPoint.enabled[1]: NodePorts is listed twice at multiPoint"}},
-		{"listed twice at multiPoint, overridden where it runs", withConfig(profileA +
+		{"listed twice at multiPoint, overridden where it runs", layers(profileA +
 			"    multiPoint:\n      enabled: [{name: ImageLocality}, {name: ImageLocality}]\n    score:\n      enabled: [{name: ImageLocality}]\n"), nil},
-		{"no queue sort", withConfig(profileA + "    queueSort:\n      disabled: [{name: PrioritySort}]\n"),
+		{"no queue sort", layers(profileA + "    queueSort:\n      disabled: [{name: PrioritySort}]\n"),
 			[]string{cmSource + `profiles[0].plugins.queueSort: profile "a" has no queueSort plugin left and kube-scheduler needs one`}},
-		{"nothing left", withConfig(profileA + "    multiPoint:\n      disabled: [{name: \"*\"}]\n"),
+		{"nothing left", layers(profileA + "    multiPoint:\n      disabled: [{name: \"*\"}]\n"),
 			[]string{cmSource + `profiles[0].plugins.bind: profile "a" has no bind plugin left`, cmSource + `profiles[0].plugins.queueSort: profile "a" has no queueSort plugin left`}},
-		{"out-of-tree queue sort", withConfig(profileA + "    multiPoint:\n      enabled: [{name: Coscheduling}]\n      disabled: [{name: PrioritySort}]\n"), nil},
-		{"unknown plugin", withConfig(profileA + "    score:\n      enabled: [{name: NoSuchPlugin}]\n"), nil},
-		{"negative weight", withConfig(profileA + "    score:\n      enabled: [{name: ImageLocality, weight: -2}]\n"),
+		{"out-of-tree queue sort", layers(profileA + "    multiPoint:\n      enabled: [{name: Coscheduling}]\n      disabled: [{name: PrioritySort}]\n"), nil},
+		{"unknown plugin", layers(profileA + "    score:\n      enabled: [{name: NoSuchPlugin}]\n"), nil},
+		{"negative weight", layers(profileA + "    score:\n      enabled: [{name: ImageLocality, weight: -2}]\n"),
 			[]string{cmSource + "profiles[0].plugins.score.enabled[0].weight: -2: a score weight must not be negative"}},
-		{"weight 0", withConfig(profileA + "    score:\n      enabled: [{name: ImageLocality, weight: 0}]\n"), nil},
+		{"weight 0", layers(profileA + "    score:\n      enabled: [{name: ImageLocality, weight: 0}]\n"), nil},
 		{"the layer that wrote the list, not the profile", withOverrides(profileA+"    permit:\n      enabled: [{name: NodeName}]\n",
 			`{"profiles":[{"schedulerName":"a","percentageOfNodesToScore":10}]}`),
 			[]string{cmSource + "profiles[0].plugins.permit.enabled[0]: NodeName does not implement permit"}},
@@ -49,7 +45,7 @@ func TestFrameworkChecks(t *testing.T) {
 			[]string{overrides + `profiles[0].plugins.bind: profile "a" has no bind plugin left`}},
 	}
 	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) { wantProblems(t, tc.in, tc.want) })
+		t.Run(tc.name, func(t *testing.T) { wantProblems(t, tc.layers, tc.want) })
 	}
 }
 

@@ -1,10 +1,12 @@
-package render
+package schedulerconfig
 
 import (
 	"fmt"
 	"strings"
 
 	schedconfig "k8s.io/kubernetes/pkg/scheduler/apis/config"
+
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render/problem"
 )
 
 // extensionPoint is one plugin set of a defaulted profile, named as in the
@@ -34,7 +36,7 @@ func extensionPoints(p *schedconfig.Plugins) []extensionPoint {
 // default plugins merged in as the binary merges them. Which extension points
 // a plugin implements comes from InTreePluginsAsset; a plugin the table does
 // not list is out of tree, and only its own build can judge it.
-func checkFrameworks(cfg *schedconfig.KubeSchedulerConfiguration, loc locator, errs *problems) {
+func checkFrameworks(cfg *schedconfig.KubeSchedulerConfiguration, loc locator, errs *problem.List) {
 	for i := range cfg.Profiles {
 		if cfg.Profiles[i].Plugins == nil {
 			continue
@@ -50,7 +52,7 @@ type framework struct {
 	profile *schedconfig.KubeSchedulerProfile
 	index   int // in the merged configuration
 	loc     locator
-	errs    *problems
+	errs    *problem.List
 }
 
 // checkPoints checks each extension point's own list, as updatePluginList does.
@@ -131,8 +133,8 @@ func (f framework) checkRequired() {
 			unknown = unknown || !known
 		}
 		if n == 0 && !unknown {
-			source, path := f.loc.locateInProfile(f.profile, ".plugins."+e.name, index("profiles", f.index)+".plugins."+e.name)
-			f.errs.addf(source, path, "profile %q has no %s plugin left and kube-scheduler needs one: enable one "+
+			source, path := f.loc.locateInProfile(f.profile, ".plugins."+e.name, problem.Index("profiles", f.index)+".plugins."+e.name)
+			f.errs.Addf(source, path, "profile %q has no %s plugin left and kube-scheduler needs one: enable one "+
 				"(%s is kube-scheduler's own) or stop disabling it (kube-scheduler refuses this)", f.profile.SchedulerName, e.name, own)
 		}
 	}
@@ -140,7 +142,7 @@ func (f framework) checkRequired() {
 
 func (f framework) report(point, plugin string, nth int, format string, args ...interface{}) {
 	source, path := f.loc.pluginEntry(f.profile, f.index, point, plugin, nth)
-	f.errs.addf(source, path, format+" (kube-scheduler refuses this)", args...)
+	f.errs.Addf(source, path, format+" (kube-scheduler refuses this)", args...)
 }
 
 // pluginEntry locates the nth listing (0 the first) of plugin in a profile's
@@ -165,7 +167,7 @@ func (l locator) pluginEntry(p *schedconfig.KubeSchedulerProfile, i int, point, 
 		}
 		break
 	}
-	return l.locateInProfile(p, ".plugins."+point, index("profiles", i)+".plugins."+point)
+	return l.locateInProfile(p, ".plugins."+point, problem.Index("profiles", i)+".plugins."+point)
 }
 
 // nthListing is the index of the nth entry named name (or of the last one,

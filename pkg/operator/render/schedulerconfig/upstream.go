@@ -1,4 +1,4 @@
-package render
+package schedulerconfig
 
 import (
 	"errors"
@@ -12,6 +12,8 @@ import (
 	schedconfig "k8s.io/kubernetes/pkg/scheduler/apis/config"
 	schedscheme "k8s.io/kubernetes/pkg/scheduler/apis/config/scheme"
 	schedvalidation "k8s.io/kubernetes/pkg/scheduler/apis/config/validation"
+
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render/problem"
 )
 
 // checkUpstream loads the merged configuration exactly as kube-scheduler loads
@@ -26,22 +28,22 @@ import (
 // enums, the backoff order, plugin args, extenders). A configuration that
 // passes goes on to the checks kube-scheduler makes when it builds each
 // profile's framework (checkFrameworks).
-func checkUpstream(data []byte, layers []*layer, origins map[string]origin, errs *problems) {
+func checkUpstream(data []byte, layers []*layer, origins map[string]origin, errs *problem.List) {
 	obj, gvk, err := schedscheme.Codecs.UniversalDecoder().Decode(data, nil, nil)
 	if err != nil {
-		errs.addf(mergedSource, "", "kube-scheduler cannot load it: %v", err)
+		errs.Addf(mergedSource, "", "kube-scheduler cannot load it: %v", err)
 		return
 	}
 	cfg, ok := obj.(*schedconfig.KubeSchedulerConfiguration)
 	if !ok {
-		errs.addf(mergedSource, "", "decodes as %s, not a KubeSchedulerConfiguration", gvk)
+		errs.Addf(mergedSource, "", "decodes as %s, not a KubeSchedulerConfiguration", gvk)
 		return
 	}
 	// kube-scheduler sets it after decoding too: validation reads it.
 	cfg.TypeMeta.APIVersion = gvk.GroupVersion().String()
 
 	loc := locator{cfg: cfg, layers: layers, origins: origins}
-	before := errs.len()
+	before := errs.Len()
 	report := func(err error) {
 		var agg utilerrors.Aggregate
 		if !errors.As(err, &agg) {
@@ -51,10 +53,10 @@ func checkUpstream(data []byte, layers []*layer, origins map[string]origin, errs
 			var fe *field.Error
 			if errors.As(e, &fe) {
 				source, path := loc.locate(fe.Field)
-				errs.addf(source, path, "%s (kube-scheduler refuses this)", fe.ErrorBody())
+				errs.Addf(source, path, "%s (kube-scheduler refuses this)", fe.ErrorBody())
 				continue
 			}
-			errs.addf(mergedSource, "", "%v (kube-scheduler refuses this)", e)
+			errs.Addf(mergedSource, "", "%v (kube-scheduler refuses this)", e)
 		}
 	}
 	if err := schedvalidation.ValidateKubeSchedulerConfiguration(cfg); err != nil {
@@ -76,12 +78,12 @@ func checkUpstream(data []byte, layers []*layer, origins map[string]origin, errs
 	// kube-scheduler would serve this name and race the cluster's scheduler.
 	for i, p := range cfg.Profiles {
 		if p.SchedulerName == defaultSchedulerName {
-			source, path := loc.locate(index("profiles", i) + ".schedulerName")
-			errs.addf(source, path, "kube-scheduler would serve %q, which belongs to the cluster's default scheduler; "+
+			source, path := loc.locate(problem.Index("profiles", i) + ".schedulerName")
+			errs.Addf(source, path, "kube-scheduler would serve %q, which belongs to the cluster's default scheduler; "+
 				"give every profile its own schedulerName", defaultSchedulerName)
 		}
 	}
-	if errs.len() == before {
+	if errs.Len() == before {
 		checkFrameworks(cfg, loc, errs)
 	}
 }
@@ -110,7 +112,7 @@ func (l locator) locate(path string) (source, layerPath string) {
 		for j := len(l.layers) - 1; j >= 0; j-- {
 			list, _ := l.layers[j].obj["extenders"].([]interface{})
 			if k := findKeyed(list, "urlPrefix", url); k >= 0 {
-				return l.layers[j].source, index("extenders", k) + m[3]
+				return l.layers[j].source, problem.Index("extenders", k) + m[3]
 			}
 		}
 	}
@@ -124,7 +126,7 @@ func (l locator) locateInProfile(p *schedconfig.KubeSchedulerProfile, rest, merg
 	if !ok {
 		return mergedSource, merged
 	}
-	profilePath := index("profiles", o.index)
+	profilePath := problem.Index("profiles", o.index)
 	pc := listElemRE.FindStringSubmatch(strings.TrimPrefix(rest, "."))
 	if pc == nil || pc[1] != "pluginConfig" {
 		return o.source, profilePath + rest

@@ -1,9 +1,11 @@
-package render
+package schedulerconfig
 
 import (
 	"fmt"
 
 	yamlv3 "go.yaml.in/yaml/v3"
+
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render/problem"
 )
 
 // MaxDocumentBytes bounds every YAML or JSON document the operator reads: a
@@ -48,9 +50,9 @@ func firstAnchor(n *yamlv3.Node) *yamlv3.Node {
 }
 
 // checkBounds records CheckDocument's refusal of a layer as a problem of source.
-func checkBounds(source string, data []byte, errs *problems) bool {
+func checkBounds(source string, data []byte, errs *problem.List) bool {
 	if err := CheckDocument(data); err != nil {
-		errs.addf(source, "", "%v", err)
+		errs.Addf(source, "", "%v", err)
 		return false
 	}
 	return true

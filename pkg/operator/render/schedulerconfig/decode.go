@@ -1,4 +1,4 @@
-package render
+package schedulerconfig
 
 import (
 	"encoding/json"
@@ -7,6 +7,8 @@ import (
 
 	kubeschedulerv1 "k8s.io/kube-scheduler/config/v1"
 	sigsjson "sigs.k8s.io/json"
+
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render/problem"
 )
 
 // inTreeArgs are the typed args of kube-scheduler's own plugins: their args are
@@ -26,18 +28,18 @@ var inTreeArgs = map[string]func() interface{}{
 
 // decodeSchedulerConfig decodes JSON strictly as a v1 KubeSchedulerConfiguration
 // and records unknown fields and wrong types with their paths.
-func decodeSchedulerConfig(source string, data []byte, errs *problems) {
+func decodeSchedulerConfig(source string, data []byte, errs *problem.List) {
 	strictDecode(source, "", data, &kubeschedulerv1.KubeSchedulerConfiguration{}, errs)
 }
 
-func decodePluginArgs(source, path, plugin string, args map[string]interface{}, errs *problems) {
+func decodePluginArgs(source, path, plugin string, args map[string]interface{}, errs *problem.List) {
 	newArgs, ok := inTreeArgs[plugin]
 	if !ok {
 		return
 	}
 	data, err := json.Marshal(args)
 	if err != nil {
-		errs.addf(source, path, "cannot encode: %v", err)
+		errs.Addf(source, path, "cannot encode: %v", err)
 		return
 	}
 	strictDecode(source, path, data, newArgs(), errs)
@@ -51,16 +53,16 @@ var (
 	valueErrRE = regexp.MustCompile(`cannot unmarshal (\w+) into Go value of type (\S+)`)
 )
 
-func strictDecode(source, prefix string, data []byte, into interface{}, errs *problems) {
+func strictDecode(source, prefix string, data []byte, into interface{}, errs *problem.List) {
 	strictErrs, err := sigsjson.UnmarshalStrict(data, into)
 	if err != nil {
 		msg := err.Error()
 		if m := typeErrRE.FindStringSubmatch(msg); m != nil {
-			errs.addf(source, joinPath(prefix, m[2]), "must be %s, not %s", goTypeWords(m[3]), jsonWord(m[1]))
+			errs.Addf(source, problem.JoinPath(prefix, m[2]), "must be %s, not %s", goTypeWords(m[3]), jsonWord(m[1]))
 		} else if m := valueErrRE.FindStringSubmatch(msg); m != nil {
-			errs.addf(source, prefix, "must be %s, not %s", goTypeWords(m[2]), jsonWord(m[1]))
+			errs.Addf(source, prefix, "must be %s, not %s", goTypeWords(m[2]), jsonWord(m[1]))
 		} else {
-			errs.addf(source, prefix, "%s", strings.TrimPrefix(msg, "json: "))
+			errs.Addf(source, prefix, "%s", strings.TrimPrefix(msg, "json: "))
 		}
 		return
 	}
@@ -70,9 +72,9 @@ func strictDecode(source, prefix string, data []byte, into interface{}, errs *pr
 			if m[1] == "duplicate" {
 				hint = "remove one of them"
 			}
-			errs.addf(source, joinPath(prefix, m[2]), "%s field: %s", m[1], hint)
+			errs.Addf(source, problem.JoinPath(prefix, m[2]), "%s field: %s", m[1], hint)
 		} else {
-			errs.addf(source, prefix, "%v", se)
+			errs.Addf(source, prefix, "%v", se)
 		}
 	}
 }

@@ -1,8 +1,10 @@
-package render
+package schedulerconfig
 
 import (
 	"reflect"
 	"strings"
+
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render/problem"
 )
 
 const (
@@ -14,11 +16,11 @@ const (
 // valid v1 KubeSchedulerConfiguration, that all profiles share one queue sort
 // (kube-scheduler has a single queue), and then everything kube-scheduler
 // itself checks at start-up. It returns the profiles' schedulerNames.
-func checkMerged(data []byte, merged map[string]interface{}, layers []*layer, origins map[string]origin, errs *problems) []string {
-	before := errs.len()
+func checkMerged(data []byte, merged map[string]interface{}, layers []*layer, origins map[string]origin, errs *problem.List) []string {
+	before := errs.Len()
 	defer func() {
 		// Our own findings name the fix better; kube-scheduler's would repeat them.
-		if errs.len() == before {
+		if errs.Len() == before {
 			checkUpstream(data, layers, origins, errs)
 		}
 	}()
@@ -26,7 +28,7 @@ func checkMerged(data []byte, merged map[string]interface{}, layers []*layer, or
 
 	profiles, _ := merged["profiles"].([]interface{})
 	if len(profiles) == 0 {
-		errs.addf(mergedSource, "profiles", "no profile left; list at least one")
+		errs.Addf(mergedSource, "profiles", "no profile left; list at least one")
 		return nil
 	}
 	var names []string
@@ -38,7 +40,7 @@ func checkMerged(data []byte, merged map[string]interface{}, layers []*layer, or
 		qs := queueSortOf(p)
 		at := where(origins, name)
 		if len(qs.plugins) > 1 {
-			errs.addf(at.source, index("profiles", at.index)+".plugins.queueSort",
+			errs.Addf(at.source, problem.Index("profiles", at.index)+".plugins.queueSort",
 				"profile %q would sort the queue with %s; kube-scheduler allows one queueSort plugin: "+
 					`disable the others (queueSort.disabled: [{name: "*"}] turns off the default %s)`,
 				name, strings.Join(qs.plugins, " and "), prioritySort)
@@ -55,12 +57,12 @@ func checkMerged(data []byte, merged map[string]interface{}, layers []*layer, or
 			continue
 		}
 		if qs.plugins[0] != first.plugins[0] {
-			errs.addf(at.source, index("profiles", at.index)+".plugins.queueSort",
+			errs.Addf(at.source, problem.Index("profiles", at.index)+".plugins.queueSort",
 				"profile %q sorts the queue with %s but profile %q with %s; kube-scheduler has one queue, "+
 					"so every profile must use the same queueSort plugin",
 				name, qs.plugins[0], first.profile, first.plugins[0])
 		} else if !reflect.DeepEqual(qs.args, first.args) {
-			errs.addf(at.source, index("profiles", at.index)+".pluginConfig",
+			errs.Addf(at.source, problem.Index("profiles", at.index)+".pluginConfig",
 				"profile %q configures queueSort plugin %s differently from profile %q; kube-scheduler has one queue, "+
 					"so give every profile the same args for it", name, qs.plugins[0], first.profile)
 		}

@@ -1,0 +1,77 @@
+package render
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+
+	secondaryschedulerv1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render/problem"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render/schedulerconfig"
+)
+
+// mergeConfig reads the layers of the scheduler configuration a
+// SecondaryScheduler brings (doc.go) and merges them. Problems with the
+// inputs go to errs; the error return is for operator bugs.
+func mergeConfig(ss *secondaryschedulerv1.SecondaryScheduler, userCM *corev1.ConfigMap, observed []byte, errs *problem.List) (*schedulerconfig.Config, error) {
+	var layers []schedulerconfig.Layer
+	if len(observed) > 0 {
+		layers = append(layers, schedulerconfig.Layer{Source: specSource(ss, "spec.observedConfig.kubeSchedulerConfiguration"), Data: observed})
+	}
+	at := len(layers) // where the user's layer goes
+	user, unread := userLayer(ss, userCM)
+	if user != nil {
+		layers = append(layers, *user)
+	}
+	if raw := ss.Spec.UnsupportedConfigOverrides.Raw; len(raw) > 0 {
+		layers = append(layers, schedulerconfig.Layer{Source: specSource(ss, "spec.unsupportedConfigOverrides"), Data: raw})
+	}
+	if unread != "" {
+		// Nothing to merge without the user's layer; the others' problems
+		// still count, in layer order.
+		check := func(ls []schedulerconfig.Layer) {
+			for _, l := range ls {
+				errs.Add(schedulerconfig.Check(l)...)
+			}
+		}
+		check(layers[:at])
+		errs.Add(unread)
+		check(layers[at:])
+		return nil, nil
+	}
+	cfg, problems, err := schedulerconfig.Merge(layers...)
+	errs.Add(problems...)
+	return cfg, err
+}
+
+// userLayer reads the ConfigMap named by spec.schedulerConfig: nil when none
+// is named, or with the problem that keeps it from being read. Its profiles,
+// when it lists any, are the profiles served (doc.go).
+func userLayer(ss *secondaryschedulerv1.SecondaryScheduler, cm *corev1.ConfigMap) (*schedulerconfig.Layer, string) {
+	name := ss.Spec.SchedulerConfig
+	if name == "" {
+		return nil, ""
+	}
+	ref := fmt.Sprintf("ConfigMap %s/%s", OperandNamespace, name)
+	if cm == nil {
+		return nil, fmt.Sprintf("%s: not found; create it with the scheduler configuration under key %s, or unset %s",
+			ref, ConfigKey, specSource(ss, "spec.schedulerConfig"))
+	}
+	data, ok := cm.Data[ConfigKey]
+	if !ok {
+		keys := make([]string, 0, len(cm.Data))
+		for k := range cm.Data {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		return nil, fmt.Sprintf("%s: no key %s (it has: %s); put the KubeSchedulerConfiguration under %s",
+			ref, ConfigKey, strings.Join(keys, ", "), ConfigKey)
+	}
+	return &schedulerconfig.Layer{Source: ref + " " + ConfigKey, Data: []byte(data), ReplaceProfiles: true}, ""
+}
+
+func specSource(ss *secondaryschedulerv1.SecondaryScheduler, path string) string {
+	return fmt.Sprintf("SecondaryScheduler %s %s", ss.Name, path)
+}

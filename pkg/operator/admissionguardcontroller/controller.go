@@ -25,7 +25,6 @@ import (
 	"time"
 
 	operatorv1 "github.com/openshift/api/operator/v1"
-	applyoperatorv1 "github.com/openshift/client-go/operator/applyconfigurations/operator/v1"
 	"github.com/openshift/library-go/pkg/controller/factory"
 	"github.com/openshift/library-go/pkg/operator/events"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
@@ -41,6 +40,7 @@ import (
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/kubecache"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/metrics"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/operatorclient"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/report"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/trim"
 )
 
@@ -154,7 +154,7 @@ func (c *controller) sync(ctx context.Context, syncCtx factory.SyncContext) erro
 		klog.InfoS("The Simulator admission guard is intact again")
 		syncCtx.Recorder().Event("SimulatorAdmissionGuardIntact", "the Simulator admission policy and its binding are in force as shipped")
 	}
-	return c.report(ctx, verdict)
+	return c.reportVerdict(ctx, verdict)
 }
 
 // check returns the verdict on the guard; known is false while there is none
@@ -250,14 +250,14 @@ func (c *controller) binding() *admissionregistrationv1.ValidatingAdmissionPolic
 	return binding
 }
 
-// report writes the condition on the SecondaryScheduler, when there is one.
-func (c *controller) report(ctx context.Context, verdict Verdict) error {
-	cond := applyoperatorv1.OperatorCondition().WithType(ConditionType).WithStatus(operatorv1.ConditionFalse).WithReason(ReasonAsExpected)
+// reportVerdict writes the condition on the SecondaryScheduler, when there is one.
+func (c *controller) reportVerdict(ctx context.Context, verdict Verdict) error {
+	cond := operatorv1.OperatorCondition{Type: ConditionType, Status: operatorv1.ConditionFalse, Reason: ReasonAsExpected}
 	if !verdict.Intact {
-		cond = cond.WithStatus(operatorv1.ConditionTrue).WithReason(verdict.Reason).WithMessage(verdict.Message +
-			"; until then the operator creates no Pod for Simulators that set spec.podTemplate, another spec.image or spec.ingressFrom")
+		cond.Status, cond.Reason = operatorv1.ConditionTrue, verdict.Reason
+		cond.Message = verdict.Message + "; until then the operator creates no Pod for Simulators that set spec.podTemplate, another spec.image or spec.ingressFrom"
 	}
-	_, err := c.operatorClient.ApplyStatus(ctx, ControllerName, secondaryschedulerapply.SecondarySchedulerStatus().WithConditions(cond))
+	_, err := c.operatorClient.ApplyStatus(ctx, ControllerName, secondaryschedulerapply.SecondarySchedulerStatus().WithConditions(report.Condition(cond)))
 	if apierrors.IsNotFound(err) {
 		return nil // no SecondaryScheduler: the Simulators' status says it
 	}

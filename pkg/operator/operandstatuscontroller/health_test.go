@@ -1,6 +1,7 @@
 package operandstatuscontroller
 
 import (
+	"strings"
 	"testing"
 
 	operatorv1 "github.com/openshift/api/operator/v1"
@@ -94,5 +95,18 @@ func TestAvailableMessageDuringSurge(t *testing.T) {
 	d.Status.AvailableReplicas = 1
 	if got, want := availableMessage(d), "1 of 1 scheduler pods available"; got != want {
 		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
+// The roll-ups come in one order, so their events do too.
+func TestUnionOrder(t *testing.T) {
+	for range 20 {
+		var types []string
+		for _, c := range union(operatorv1.Managed, nil) {
+			types = append(types, c.Type)
+		}
+		if got := strings.Join(types, ","); got != "Available,Progressing,Degraded" {
+			t.Fatalf("roll-ups in order %s", got)
+		}
 	}
 }

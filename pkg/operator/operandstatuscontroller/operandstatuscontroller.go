@@ -11,7 +11,6 @@ import (
 	"slices"
 
 	operatorv1 "github.com/openshift/api/operator/v1"
-	applyoperatorv1 "github.com/openshift/client-go/operator/applyconfigurations/operator/v1"
 	"github.com/openshift/library-go/pkg/controller/factory"
 	"github.com/openshift/library-go/pkg/operator/events"
 	"github.com/openshift/library-go/pkg/operator/status"
@@ -29,6 +28,7 @@ import (
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/metrics"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/operatorclient"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/report"
 )
 
 // Condition types this controller owns.
@@ -112,8 +112,7 @@ func (c *operandStatusController) sync(ctx context.Context, syncCtx factory.Sync
 		WithReadyReplicas(readyReplicas).
 		WithObservedGeneration(ss.Generation)
 	for _, cond := range append(operand, unions...) {
-		desired.WithConditions(applyoperatorv1.OperatorCondition().
-			WithType(cond.Type).WithStatus(cond.Status).WithReason(cond.Reason).WithMessage(cond.Message))
+		desired.WithConditions(report.Condition(cond))
 	}
 	applied, err := c.operatorClient.ApplyStatus(ctx, FieldManager, desired)
 	if err != nil || !applied {
@@ -278,7 +277,9 @@ func union(state operatorv1.ManagementState, conditions []operatorv1.OperatorCon
 		}
 	}
 	var out []operatorv1.OperatorCondition
-	for t, def := range operatorclient.UnionConditionTypes {
+	// In a fixed order: the roll-up events follow it.
+	for _, t := range []string{operatorv1.OperatorStatusTypeAvailable, operatorv1.OperatorStatusTypeProgressing, operatorv1.OperatorStatusTypeDegraded} {
+		def := operatorclient.UnionConditionTypes[t]
 		if state == operatorv1.Unmanaged {
 			out = append(out, operatorv1.OperatorCondition{Type: t, Status: operatorv1.ConditionUnknown, Reason: "Unmanaged",
 				Message: "managementState is Unmanaged"})

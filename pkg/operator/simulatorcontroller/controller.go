@@ -64,14 +64,13 @@ import (
 	siminformers "github.com/openshift/secondary-scheduler-operator/pkg/generated/informers/externalversions/simulation/v1alpha1"
 	simlisters "github.com/openshift/secondary-scheduler-operator/pkg/generated/listers/simulation/v1alpha1"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/metrics"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/report"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/simulatorrender"
 )
 
 const (
 	// ControllerName names the controller, its queue and its events.
 	ControllerName = "SimulatorController"
-	// EventSource is the component of the events recorded on Simulators.
-	EventSource = "secondary-scheduler-operator"
 
 	// DefaultWorkers is the number of Simulators synced at once. A sync is a few
 	// lister reads and at most three writes, so workers mostly wait on the API
@@ -132,13 +131,11 @@ type Informers struct {
 // NetworkPolicy events requeue the Simulator named by their
 // simulatorrender.SimulatorLabel.
 func NewSimulatorController(kubeClient kubernetes.Interface, simClient versioned.Interface, informers Informers, recorder events.Recorder) factory.Controller {
-	// Not NewKubeRecorder: each of its recorders starts an event broadcaster,
-	// goroutines and buffers that nothing stops; this one holds nothing.
 	onSimulator := func(sim *simv1alpha1.Simulator) events.Recorder {
-		return events.NewRecorder(kubeClient.CoreV1().Events(sim.Namespace), EventSource, &corev1.ObjectReference{
+		return report.RecorderOn(kubeClient, sim.Namespace, &corev1.ObjectReference{
 			APIVersion: simv1alpha1.SchemeGroupVersion.String(), Kind: "Simulator",
 			Namespace: sim.Namespace, Name: sim.Name, UID: sim.UID, ResourceVersion: sim.ResourceVersion,
-		}, clock.RealClock{})
+		})
 	}
 	_, ctrl := newSimulatorController(kubeClient, simClient, informers, recorder, onSimulator, clock.RealClock{})
 	return ctrl

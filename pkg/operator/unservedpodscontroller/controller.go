@@ -33,7 +33,6 @@ import (
 	"time"
 
 	operatorv1 "github.com/openshift/api/operator/v1"
-	applyoperatorv1 "github.com/openshift/client-go/operator/applyconfigurations/operator/v1"
 	"github.com/openshift/library-go/pkg/controller/factory"
 	"github.com/openshift/library-go/pkg/operator/events"
 	corev1 "k8s.io/api/core/v1"
@@ -55,6 +54,7 @@ import (
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/metrics"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/operatorclient"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/report"
 )
 
 const (
@@ -73,8 +73,6 @@ const (
 	// DefaultGrace is how long a pod may wait before it counts: long enough for a
 	// busy scheduler, or another vendor's, to bind it.
 	DefaultGrace = 2 * time.Minute
-	// EventSource is the component of the events on pods.
-	EventSource = "secondary-scheduler-operator"
 
 	maxExamples = 5
 
@@ -131,12 +129,10 @@ func New(operatorClient operatorclient.Interface,
 		warned:         map[types.UID]string{},
 		events:         flowcontrol.NewTokenBucketPassiveRateLimiter(eventsPerSecond, eventBurst),
 	}
-	// Not NewKubeRecorder: each of its recorders starts an event broadcaster,
-	// goroutines and buffers that nothing stops; this one holds nothing.
 	c.recorderOn = func(pod *corev1.Pod) events.Recorder {
-		return events.NewRecorder(kube.CoreV1().Events(pod.Namespace), EventSource, &corev1.ObjectReference{
+		return report.RecorderOn(kube, pod.Namespace, &corev1.ObjectReference{
 			APIVersion: "v1", Kind: "Pod", Namespace: pod.Namespace, Name: pod.Name, UID: pod.UID, ResourceVersion: pod.ResourceVersion,
-		}, clock.RealClock{})
+		})
 	}
 	return factory.New().
 		WithInformers(operatorClient.Informer(), pods.Informer(), deployments.Informer()).
@@ -174,7 +170,7 @@ func (c *controller) sync(ctx context.Context, syncCtx factory.SyncContext) erro
 	}
 	cond := condition(found, c.grace)
 	_, err = c.operatorClient.ApplyStatus(ctx, ControllerName, secondaryschedulerapply.SecondarySchedulerStatus().WithConditions(
-		applyoperatorv1.OperatorCondition().WithType(cond.Type).WithStatus(cond.Status).WithReason(cond.Reason).WithMessage(cond.Message)))
+		report.Condition(cond)))
 	if apierrors.IsNotFound(err) {
 		return nil // no SecondaryScheduler: nothing to report on
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
 	"io"
 	"reflect"
 	"sort"
@@ -211,7 +212,7 @@ func readInputs(files []string, stdin io.Reader) (*renderInput, error) {
 // servedConfig is the config.yaml of the ConfigMap the scheduler Deployment
 // mounts now, and that ConfigMap's name; "" when no Deployment exists.
 func servedConfig(ctx context.Context, kube kubernetes.Interface) (string, string, error) {
-	d, err := kube.AppsV1().Deployments(render.OperandNamespace).Get(ctx, render.OperandName, metav1.GetOptions{})
+	d, err := kube.AppsV1().Deployments(names.OperandNamespace).Get(ctx, names.OperandName, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
 		return "", "", nil
 	}
@@ -222,17 +223,17 @@ func servedConfig(ctx context.Context, kube kubernetes.Interface) (string, strin
 		if v.Name != secondaryschedulerv1.ConfigVolumeName || v.ConfigMap == nil {
 			continue
 		}
-		cm, err := kube.CoreV1().ConfigMaps(render.OperandNamespace).Get(ctx, v.ConfigMap.Name, metav1.GetOptions{})
+		cm, err := kube.CoreV1().ConfigMaps(names.OperandNamespace).Get(ctx, v.ConfigMap.Name, metav1.GetOptions{})
 		if err != nil {
 			return "", "", fmt.Errorf("the ConfigMap the scheduler mounts: %w", err)
 		}
-		return cm.Data[render.ConfigKey], cm.Name, nil
+		return cm.Data[names.ConfigKey], cm.Name, nil
 	}
-	return "", "", fmt.Errorf("Deployment %s/%s mounts no volume %q", render.OperandNamespace, render.OperandName, secondaryschedulerv1.ConfigVolumeName)
+	return "", "", fmt.Errorf("Deployment %s/%s mounts no volume %q", names.OperandNamespace, names.OperandName, secondaryschedulerv1.ConfigVolumeName)
 }
 
 func printConfigDiff(w io.Writer, served, servedFrom string, objs *render.Objects) error {
-	desired := objs.ConfigMap.Data[render.ConfigKey]
+	desired := objs.ConfigMap.Data[names.ConfigKey]
 	switch {
 	case servedFrom == "":
 		fmt.Fprintf(w, "Scheduler configuration: none is served now; ConfigMap %s would be:\n%s", objs.ConfigMap.Name, desired)
@@ -368,10 +369,10 @@ func changedFields(desired, live runtime.Object) string {
 func deploymentChange(desired, live *appsv1.Deployment) string {
 	var changes []string
 	annotation := func(d *appsv1.Deployment, key string) string { return d.Spec.Template.Annotations[key] }
-	if a, b := annotation(live, render.TemplateHashAnnotation), annotation(desired, render.TemplateHashAnnotation); a != b {
+	if a, b := annotation(live, names.TemplateHashAnnotation), annotation(desired, names.TemplateHashAnnotation); a != b {
 		change := fmt.Sprintf("the pod template (%s -> %s): the scheduler pods roll", short(a), short(b))
-		if c, d := annotation(live, render.ConfigHashAnnotation), annotation(desired, render.ConfigHashAnnotation); c != d {
-			change += fmt.Sprintf(", to configuration %s", render.ConfigMapNameFor(d))
+		if c, d := annotation(live, names.ConfigHashAnnotation), annotation(desired, names.ConfigHashAnnotation); c != d {
+			change += fmt.Sprintf(", to configuration %s", names.ConfigMapNameFor(d))
 		}
 		changes = append(changes, change)
 	}
@@ -395,7 +396,7 @@ func short(hash string) string {
 // removedExtraRBAC lists the spec.rbac objects that exist but objs has not
 // (Render leaves out the pair spec.rbac no longer carries).
 func removedExtraRBAC(ctx context.Context, kube kubernetes.Interface, objs *render.Objects) ([]string, error) {
-	ns, name, get, rbac := render.OperandNamespace, render.ExtraRBACName, metav1.GetOptions{}, kube.RbacV1()
+	ns, name, get, rbac := names.OperandNamespace, names.ExtraRBACName, metav1.GetOptions{}, kube.RbacV1()
 	checks := []struct {
 		what    string
 		desired bool

@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"context"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
 	"strings"
 	"testing"
 
@@ -76,12 +77,12 @@ func TestDiffObjectChanges(t *testing.T) {
 		}, want: []string{"~ change Namespace openshift-secondary-scheduler: label pod-security.kubernetes.io/enforce=baseline"}},
 		{name: "the ServiceAccount's label changed, another label added", state: operatorv1.Managed, edit: func(o runtime.Object) runtime.Object {
 			if sa, ok := o.(*corev1.ServiceAccount); ok {
-				sa.Labels = map[string]string{render.ManagedByLabel: "someone", "team": "x"}
+				sa.Labels = map[string]string{names.ManagedByLabel: "someone", "team": "x"}
 			}
 			return o
 		}, want: []string{"~ change ServiceAccount openshift-secondary-scheduler/secondary-scheduler: label app.kubernetes.io/managed-by=secondary-scheduler-operator"}},
 		{name: "an earlier release's binding", state: operatorv1.Managed, edit: same,
-			extra: []runtime.Object{&rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: render.FormerOperandBindingNames[0]}}},
+			extra: []runtime.Object{&rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: names.FormerOperandBindingNames[0]}}},
 			want:  []string{"- delete ClusterRoleBinding secondary-scheduler-system-kube-scheduler"}},
 		{name: "Unmanaged", state: operatorv1.Unmanaged, edit: func(runtime.Object) runtime.Object { return nil },
 			want: []string{"none: managementState is Unmanaged"}},

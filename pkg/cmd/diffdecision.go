@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
 	"io"
 	"strings"
 
@@ -25,7 +26,7 @@ import (
 // liveSources reads the cluster as the controller reads its caches, except
 // the ConfigMap spec.schedulerConfig names, which comes from the input files.
 func liveSources(ctx context.Context, kube kubernetes.Interface, in *renderInput) gather.Sources {
-	ns, get := render.OperandNamespace, metav1.GetOptions{}
+	ns, get := names.OperandNamespace, metav1.GetOptions{}
 	return gather.Sources{
 		ConfigMap: func(name string) (*corev1.ConfigMap, error) {
 			if name != in.scheduler.Spec.SchedulerConfig {

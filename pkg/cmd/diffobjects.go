@@ -3,6 +3,7 @@ package cmd
 import (
 	"context"
 	"fmt"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
 
 	operatorv1 "github.com/openshift/api/operator/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -47,7 +48,7 @@ func managementStateChanges(ctx context.Context, dyn dynamic.Interface, state op
 // scheduler roles, which the operator deletes.
 func formerBindings(ctx context.Context, kube kubernetes.Interface) ([]string, error) {
 	var out []string
-	for _, name := range render.FormerOperandBindingNames {
+	for _, name := range names.FormerOperandBindingNames {
 		switch _, err := kube.RbacV1().ClusterRoleBindings().Get(ctx, name, metav1.GetOptions{}); {
 		case err == nil:
 			out = append(out, "- delete ClusterRoleBinding "+name+" (an earlier release's binding to the default scheduler's roles)")

@@ -3,6 +3,7 @@ package cmd
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
 	"os"
 	"runtime"
 	"strings"
@@ -10,8 +11,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
-	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render"
 )
 
 // maxRenderAllocation bounds what one render of any input may allocate. Inputs
@@ -50,7 +49,7 @@ func FuzzRenderInput(f *testing.F) {
 		configMap, err := json.Marshal(&corev1.ConfigMap{
 			TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
 			ObjectMeta: metav1.ObjectMeta{Name: "cfg"},
-			Data:       map[string]string{render.ConfigKey: config},
+			Data:       map[string]string{names.ConfigKey: config},
 		})
 		if err != nil {
 			t.Fatal(err)

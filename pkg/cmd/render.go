@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
 	"io"
 	"os"
 	"path/filepath"
@@ -222,7 +223,7 @@ func strictYAML(data []byte, into interface{}) error {
 // namespace (or without a namespace, as a file often has it).
 func (in *renderInput) userConfig(name string) *corev1.ConfigMap {
 	for _, cm := range in.configMaps {
-		if cm.Name == name && (cm.Namespace == "" || cm.Namespace == render.OperandNamespace) {
+		if cm.Name == name && (cm.Namespace == "" || cm.Namespace == names.OperandNamespace) {
 			return cm
 		}
 	}

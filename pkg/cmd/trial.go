@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
 	"io"
 	"os"
 	"os/exec"
@@ -122,7 +123,7 @@ func RunTrial(ctx context.Context, o *TrialOptions, stdin io.Reader, stdout, std
 	objs, servedFrom := ch.objs, ch.servedFrom
 	if servedFrom == "" {
 		return fmt.Errorf("no scheduler runs in the cluster (no Deployment %s/%s): there is nothing to try the change against",
-			render.OperandNamespace, render.OperandName)
+			names.OperandNamespace, names.OperandName)
 	}
 	binDir, err := trialBinDir(o.BinDir)
 	if err != nil {
@@ -188,12 +189,12 @@ func takeSnapshot(ctx context.Context, ch *change, current trial.Arm, replay int
 // trialArms are the current scheduler (the served configuration, the running
 // image's binary) and the candidate (the rendered ones).
 func trialArms(ctx context.Context, kube kubernetes.Interface, o *TrialOptions, binDir, served string, objs *render.Objects) (trial.Arm, trial.Arm, error) {
-	d, err := kube.AppsV1().Deployments(render.OperandNamespace).Get(ctx, render.OperandName, metav1.GetOptions{})
+	d, err := kube.AppsV1().Deployments(names.OperandNamespace).Get(ctx, names.OperandName, metav1.GetOptions{})
 	if err != nil {
 		return trial.Arm{}, trial.Arm{}, err
 	}
 	current := trial.Arm{Name: "current", Binary: o.Current, Config: []byte(served)}
-	candidate := trial.Arm{Name: "candidate", Binary: o.Candidate, Config: []byte(objs.ConfigMap.Data[render.ConfigKey])}
+	candidate := trial.Arm{Name: "candidate", Binary: o.Candidate, Config: []byte(objs.ConfigMap.Data[names.ConfigKey])}
 	for _, a := range []struct {
 		arm  *trial.Arm
 		d    *appsv1.Deployment
@@ -211,7 +212,7 @@ func trialArms(ctx context.Context, kube kubernetes.Interface, o *TrialOptions, 
 // schedulerImage is the scheduler container's image of a Deployment.
 func schedulerImage(d *appsv1.Deployment) string {
 	for _, c := range d.Spec.Template.Spec.Containers {
-		if c.Name == render.OperandName {
+		if c.Name == names.OperandName {
 			return c.Image
 		}
 	}

@@ -4,6 +4,7 @@ package operator
 import (
 	"context"
 	"fmt"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
 	"time"
 
 	configv1 "github.com/openshift/api/config/v1"
@@ -33,7 +34,6 @@ import (
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/metrics"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/operandstatuscontroller"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/operatorclient"
-	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/simulatorcontroller"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/staticresources"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/targetconfigcontroller"
@@ -129,7 +129,7 @@ func newClients(cc *controllercmd.ControllerContext) (*clients, error) {
 	// Only pending, unbound pods of schedulers other than the default one.
 	c.waitingPods = informers.NewSharedInformerFactoryWithOptions(c.kube, resync, informers.WithTweakListOptions(unservedpodscontroller.PodListOptions),
 		informers.WithTransform(trim.PendingPods))
-	c.grantableRole = kubecache.NewNamedClusterRoleInformers(c.kube, render.GrantableClusterRole)
+	c.grantableRole = kubecache.NewNamedClusterRoleInformers(c.kube, names.GrantableClusterRole)
 	c.factories = append(c.factories, c.kubeInformers, c.crInformers, c.simulatorObjects, c.grantableRole, c.waitingPods)
 	return c, nil
 }
@@ -147,7 +147,7 @@ func newControllers(cc *controllercmd.ControllerContext, c *clients, versions st
 		staleconditions.NewRemoveStaleConditionsController(operatorName, staticresources.FormerConditionTypes, c.operatorClient, cc.EventRecorder),
 		operandstatuscontroller.NewOperandStatusController(c.operatorClient, c.kubeInformers, versions, cc.EventRecorder),
 		unservedpodscontroller.New(c.operatorClient, c.waitingPods.Core().V1().Pods(),
-			c.kubeInformers.InformersFor(operatorclient.OperandNamespace).Apps().V1().Deployments(), c.kube, opts.UnservedPodGrace, cc.EventRecorder),
+			c.kubeInformers.InformersFor(names.OperandNamespace).Apps().V1().Deployments(), c.kube, opts.UnservedPodGrace, cc.EventRecorder),
 	}
 }
 
@@ -195,9 +195,9 @@ func newOpenShiftControllers(ctx context.Context, cc *controllercmd.ControllerCo
 	if err != nil {
 		return nil, nil, err
 	}
-	co, err := configClient.ConfigV1().ClusterOperators().Get(ctx, operatorclient.ClusterOperatorName, metav1.GetOptions{})
+	co, err := configClient.ConfigV1().ClusterOperators().Get(ctx, names.ClusterOperatorName, metav1.GetOptions{})
 	if err != nil && !apierrors.IsNotFound(err) {
-		return nil, nil, fmt.Errorf("reading the versions of ClusterOperator %s: %w", operatorclient.ClusterOperatorName, err)
+		return nil, nil, fmt.Errorf("reading the versions of ClusterOperator %s: %w", names.ClusterOperatorName, err)
 	}
 	if err == nil {
 		seedVersions(co, versions)
@@ -205,11 +205,11 @@ func newOpenShiftControllers(ctx context.Context, cc *controllercmd.ControllerCo
 	configInformers := configinformers.NewSharedInformerFactoryWithOptions(configClient, resync, configinformers.WithTransform(trim.Objects))
 	// The status controller reads the operator's own ClusterOperator alone.
 	configInformers.InformerFor(&configv1.ClusterOperator{}, func(client configclient.Interface, resync time.Duration) cache.SharedIndexInformer {
-		return configv1informers.NewFilteredClusterOperatorInformer(client, resync, cache.Indexers{}, kubecache.Named(operatorclient.ClusterOperatorName))
+		return configv1informers.NewFilteredClusterOperatorInformer(client, resync, cache.Indexers{}, kubecache.Named(names.ClusterOperatorName))
 	})
 	return configInformers, []factory.Controller{
 		configobservercontroller.NewConfigObserver(operatorClient, configInformers, cc.EventRecorder),
-		status.NewClusterOperatorStatusController(operatorclient.ClusterOperatorName, operatorclient.RelatedObjects(),
+		status.NewClusterOperatorStatusController(names.ClusterOperatorName, operatorclient.RelatedObjects(),
 			configClient.ConfigV1(), configInformers.Config().V1().ClusterOperators(), operatorclient.WithoutUnionConditions(operatorClient),
 			versions, cc.EventRecorder, cc.Clock),
 	}, nil

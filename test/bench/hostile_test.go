@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"fmt"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -24,7 +25,6 @@ import (
 	secondaryschedulerv1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1"
 	simv1alpha1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/simulation/v1alpha1"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/metrics"
-	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/simulatorcontroller"
 	"github.com/openshift/secondary-scheduler-operator/test/bench/hostile"
 	"github.com/openshift/secondary-scheduler-operator/test/framework"
@@ -227,7 +227,7 @@ func foreignLeft(b *testing.B, admin *framework.Clients) int {
 // controller (or the API server), by render and by diff.
 func refuseHostileConfigs(b *testing.B, admin *framework.Clients, op *operatorProcess, heapSamples int) {
 	ctx := context.Background()
-	configMaps := admin.Kube.CoreV1().ConfigMaps(render.OperandNamespace)
+	configMaps := admin.Kube.CoreV1().ConfigMaps(names.OperandNamespace)
 	if _, err := configMaps.Create(ctx, benchConfig(0), metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 		b.Fatal(err)
 	}
@@ -238,7 +238,7 @@ func refuseHostileConfigs(b *testing.B, admin *framework.Clients, op *operatorPr
 	dir := b.TempDir()
 	kubeconfig := os.Getenv(stackKubeconfigEnv)
 	binary := os.Getenv(stackBinaryEnv)
-	cases := append([]hostile.Case{{Name: "valid", Config: benchConfig(0).Data[render.ConfigKey], FitsConfigMap: true}}, hostile.Cases()...)
+	cases := append([]hostile.Case{{Name: "valid", Config: benchConfig(0).Data[names.ConfigKey], FitsConfigMap: true}}, hostile.Cases()...)
 	for _, c := range cases {
 		valid := c.Name == "valid"
 		if !valid && c.FitsConfigMap {
@@ -254,7 +254,7 @@ func refuseHostileConfigs(b *testing.B, admin *framework.Clients, op *operatorPr
 		if !c.FitsConfigMap {
 			b.Run("configmap="+c.Name+"/apiserver", func(b *testing.B) {
 				cm := benchConfig(1)
-				cm.Data[render.ConfigKey] = c.Config
+				cm.Data[names.ConfigKey] = c.Config
 				var times []time.Duration
 				for range samples {
 					t0 := time.Now()

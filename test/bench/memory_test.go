@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"fmt"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -24,7 +25,6 @@ import (
 
 	secondaryschedulerv1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1"
 	simv1alpha1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/simulation/v1alpha1"
-	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/simulatorrender"
 	"github.com/openshift/secondary-scheduler-operator/test/framework"
 )
@@ -77,7 +77,7 @@ func BenchmarkOperatorMemory(b *testing.B) {
 	env.CreateSecondaryScheduler(b, secondaryschedulerv1.SecondarySchedulerSpec{})
 	ctx := context.Background()
 	framework.WaitFor(ctx, b, "the operand Deployment", func() (bool, error) {
-		_, err := admin.Kube.AppsV1().Deployments(render.OperandNamespace).Get(ctx, render.OperandName, metav1.GetOptions{})
+		_, err := admin.Kube.AppsV1().Deployments(names.OperandNamespace).Get(ctx, names.OperandName, metav1.GetOptions{})
 		return err == nil, err
 	})
 	settle := func(b *testing.B) {

@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"fmt"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
 	"slices"
 	"sort"
 	"testing"
@@ -39,15 +40,15 @@ func BenchmarkOperatorReactions(b *testing.B) {
 	framework.RunOperator(b, env.OperatorConfig(b))
 	ctx := context.Background()
 	kube := env.Admin.Kube
-	ns := render.OperandNamespace
+	ns := names.OperandNamespace
 	userConfig := benchConfig
 	if _, err := kube.CoreV1().ConfigMaps(ns).Create(ctx, userConfig(0), metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 		b.Fatal(err)
 	}
 	env.CreateSecondaryScheduler(b, secondaryschedulerv1.SecondarySchedulerSpec{SchedulerConfig: "bench-config"})
-	deployments := fromNow(kube.AppsV1().Deployments(ns).List, kube.AppsV1().Deployments(ns).Watch, render.OperandName)
+	deployments := fromNow(kube.AppsV1().Deployments(ns).List, kube.AppsV1().Deployments(ns).Watch, names.OperandName)
 	framework.WaitFor(ctx, b, "the operand Deployment", func() (bool, error) {
-		_, err := kube.AppsV1().Deployments(ns).Get(ctx, render.OperandName, metav1.GetOptions{})
+		_, err := kube.AppsV1().Deployments(ns).Get(ctx, names.OperandName, metav1.GetOptions{})
 		return err == nil, nil
 	})
 
@@ -55,13 +56,13 @@ func BenchmarkOperatorReactions(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		report(b, "deployment-restored", measure(b, samples, deployments,
 			func() error {
-				return kube.AppsV1().Deployments(ns).Delete(ctx, render.OperandName, metav1.DeleteOptions{})
+				return kube.AppsV1().Deployments(ns).Delete(ctx, names.OperandName, metav1.DeleteOptions{})
 			},
 			func(e watch.Event) bool { return e.Type == watch.Added }))
 		report(b, "serviceaccount-restored", measure(b, samples,
-			fromNow(kube.CoreV1().ServiceAccounts(ns).List, kube.CoreV1().ServiceAccounts(ns).Watch, render.OperandName),
+			fromNow(kube.CoreV1().ServiceAccounts(ns).List, kube.CoreV1().ServiceAccounts(ns).Watch, names.OperandName),
 			func() error {
-				return kube.CoreV1().ServiceAccounts(ns).Delete(ctx, render.OperandName, metav1.DeleteOptions{})
+				return kube.CoreV1().ServiceAccounts(ns).Delete(ctx, names.OperandName, metav1.DeleteOptions{})
 			},
 			func(e watch.Event) bool { return e.Type == watch.Added }))
 		report(b, "clusterrolebinding-restored", measure(b, samples,
@@ -79,11 +80,11 @@ func BenchmarkOperatorReactions(b *testing.B) {
 		version, before := 0, ""
 		report(b, "configmap-change-to-rollout", measure(b, samples, deployments,
 			func() error {
-				d, err := kube.AppsV1().Deployments(ns).Get(ctx, render.OperandName, metav1.GetOptions{})
+				d, err := kube.AppsV1().Deployments(ns).Get(ctx, names.OperandName, metav1.GetOptions{})
 				if err != nil {
 					return err
 				}
-				before = d.Spec.Template.Annotations[render.ConfigHashAnnotation]
+				before = d.Spec.Template.Annotations[names.ConfigHashAnnotation]
 				version++
 				_, err = kube.CoreV1().ConfigMaps(ns).Update(ctx, userConfig(version), metav1.UpdateOptions{})
 				return err
@@ -92,7 +93,7 @@ func BenchmarkOperatorReactions(b *testing.B) {
 				d, ok := e.Object.(*appsv1.Deployment)
 				hash := ""
 				if ok {
-					hash = d.Spec.Template.Annotations[render.ConfigHashAnnotation]
+					hash = d.Spec.Template.Annotations[names.ConfigHashAnnotation]
 				}
 				return ok && e.Type == watch.Modified && hash != "" && hash != before
 			}))
@@ -126,8 +127,8 @@ var verbosityFlag = map[operatorv1.LogLevel]string{operatorv1.Normal: "-v=2", op
 
 // benchConfig is the i-th good version of the user's ConfigMap bench-config.
 func benchConfig(i int) *corev1.ConfigMap {
-	return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "bench-config", Namespace: render.OperandNamespace}, Data: map[string]string{
-		render.ConfigKey: fmt.Sprintf("apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\npercentageOfNodesToScore: %d\n", 10+i%90),
+	return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "bench-config", Namespace: names.OperandNamespace}, Data: map[string]string{
+		names.ConfigKey: fmt.Sprintf("apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\npercentageOfNodesToScore: %d\n", 10+i%90),
 	}}
 }
 
@@ -136,10 +137,10 @@ func benchConfig(i int) *corev1.ConfigMap {
 func crChangeToTemplate(b *testing.B, admin *framework.Clients, samples int) []time.Duration {
 	b.Helper()
 	ctx := context.Background()
-	deployments := admin.Kube.AppsV1().Deployments(render.OperandNamespace)
+	deployments := admin.Kube.AppsV1().Deployments(names.OperandNamespace)
 	levels := []operatorv1.LogLevel{operatorv1.Debug, operatorv1.Trace, operatorv1.Normal}
 	level := 0
-	return measure(b, samples, fromNow(deployments.List, deployments.Watch, render.OperandName),
+	return measure(b, samples, fromNow(deployments.List, deployments.Watch, names.OperandName),
 		func() error {
 			level = (level + 1) % len(levels)
 			return admin.UpdateSecondaryScheduler(ctx, func(spec *secondaryschedulerv1.SecondarySchedulerSpec) { spec.LogLevel = levels[level] })
@@ -162,7 +163,7 @@ func badConfigToDegraded(b *testing.B, admin *framework.Clients, samples int, go
 	costs ...func() float64) ([]time.Duration, [][]float64) {
 	b.Helper()
 	ctx := context.Background()
-	configMaps := admin.Kube.CoreV1().ConfigMaps(render.OperandNamespace)
+	configMaps := admin.Kube.CoreV1().ConfigMaps(names.OperandNamespace)
 	crs := admin.Operator.OperatorV1().SecondarySchedulers()
 	degraded := func(want operatorv1.ConditionStatus) func(watch.Event) bool {
 		return func(e watch.Event) bool {
@@ -178,7 +179,7 @@ func badConfigToDegraded(b *testing.B, admin *framework.Clients, samples int, go
 	grown := make([][]float64, len(costs))
 	for i := range samples {
 		refused := good(i)
-		refused.Data[render.ConfigKey] = bad(i)
+		refused.Data[names.ConfigKey] = bad(i)
 		before := make([]float64, len(costs))
 		for k, cost := range costs {
 			before[k] = cost()
@@ -204,7 +205,7 @@ func badConfigToDegraded(b *testing.B, admin *framework.Clients, samples int, go
 func failedRolloutToRolledBack(b *testing.B, env *framework.Env, samples int, good func(int) *corev1.ConfigMap) []time.Duration {
 	b.Helper()
 	ctx := context.Background()
-	ns := render.OperandNamespace
+	ns := names.OperandNamespace
 	configMaps := env.Admin.Kube.CoreV1().ConfigMaps(ns)
 	deployments := env.Admin.Kube.AppsV1().Deployments(ns)
 	crs := env.Admin.Operator.OperatorV1().SecondarySchedulers()
@@ -225,7 +226,7 @@ func failedRolloutToRolledBack(b *testing.B, env *framework.Env, samples int, go
 		framework.WaitFor(ctx, b, "the Deployment on the new configuration", func() (bool, error) {
 			desired := status().ConfigHash
 			var err error
-			if d, err = deployments.Get(ctx, render.OperandName, metav1.GetOptions{}); err != nil {
+			if d, err = deployments.Get(ctx, names.OperandName, metav1.GetOptions{}); err != nil {
 				return false, err
 			}
 			return desired != before && framework.RolloutOf(d).ConfigHash == desired, nil
@@ -247,11 +248,11 @@ func failedRolloutToRolledBack(b *testing.B, env *framework.Env, samples int, go
 		// A plugin name no scheduler has, new each time: a configuration
 		// that failed before is not rolled out again.
 		bad := good(i)
-		bad.Data[render.ConfigKey] += fmt.Sprintf("profiles:\n- schedulerName: secondary-scheduler\n  plugins:\n    filter:\n      enabled: [{name: Nope%d}]\n", i)
+		bad.Data[names.ConfigKey] += fmt.Sprintf("profiles:\n- schedulerName: secondary-scheduler\n  plugins:\n    filter:\n      enabled: [{name: Nope%d}]\n", i)
 		d = rollOut(bad)
 		failing := framework.RolloutOf(d)
 		env.Admin.SetRolloutStatus(b, failing, framework.RolloutStarted)
-		out = append(out, measure(b, 1, fromNow(deployments.List, deployments.Watch, render.OperandName),
+		out = append(out, measure(b, 1, fromNow(deployments.List, deployments.Watch, names.OperandName),
 			func() error {
 				env.Admin.AddTemplatePod(b, fmt.Sprintf("crash-%d", i), d, framework.CrashLoopStatus(1, fmt.Sprintf("plugin Nope%d does not exist", i)))
 				return nil

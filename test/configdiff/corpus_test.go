@@ -2,6 +2,7 @@ package configdiff
 
 import (
 	"encoding/json"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
 	"os"
 	"path/filepath"
 	"testing"
@@ -68,8 +69,8 @@ func (c corpusCase) inputs(t *testing.T) render.Inputs {
 	return render.Inputs{
 		SecondaryScheduler: ss,
 		UserConfig: &corev1.ConfigMap{
-			ObjectMeta: metav1.ObjectMeta{Name: userConfigName, Namespace: render.OperandNamespace},
-			Data:       map[string]string{render.ConfigKey: c.Config},
+			ObjectMeta: metav1.ObjectMeta{Name: userConfigName, Namespace: names.OperandNamespace},
+			Data:       map[string]string{names.ConfigKey: c.Config},
 		},
 	}
 }
@@ -96,7 +97,7 @@ func renderCase(t *testing.T, c corpusCase) (verdict, []byte) {
 	if err != nil {
 		return verdict{reason: err.Error()}, nil
 	}
-	return verdict{accepted: true}, []byte(objs.ConfigMap.Data[render.ConfigKey])
+	return verdict{accepted: true}, []byte(objs.ConfigMap.Data[names.ConfigKey])
 }
 
 // layeredByHand is what the binaries get for a case the operator refuses, for

@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -16,7 +17,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	secondaryschedulerv1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1"
-	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render"
 	"github.com/openshift/secondary-scheduler-operator/test/framework"
 )
 
@@ -128,7 +128,7 @@ func (c *cluster) createGangPod(t *testing.T, ns, name, group string) string {
 	pod := &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
 		Spec: corev1.PodSpec{
-			SchedulerName: render.DefaultSchedulerName,
+			SchedulerName: names.DefaultSchedulerName,
 			Containers: []corev1.Container{{Name: "app", Image: "registry.k8s.io/pause:3.10",
 				Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("100m")}}}},
 		},

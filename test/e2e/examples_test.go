@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -91,9 +92,9 @@ func readExample(t *testing.T, name string) (*secondaryschedulerv1.SecondarySche
 			t.Fatalf("examples/%s/%s: %v", name, file, err)
 		}
 	}
-	if ss.Name != "cluster" || ss.Spec.SchedulerConfig != cm.Name || cm.Namespace != render.OperandNamespace {
+	if ss.Name != "cluster" || ss.Spec.SchedulerConfig != cm.Name || cm.Namespace != names.OperandNamespace {
 		t.Fatalf("examples/%s: the SecondaryScheduler must be \"cluster\" and name its ConfigMap %s/%s in spec.schedulerConfig (it names %q)",
-			name, render.OperandNamespace, cm.Name, ss.Spec.SchedulerConfig)
+			name, names.OperandNamespace, cm.Name, ss.Spec.SchedulerConfig)
 	}
 	return ss, cm
 }

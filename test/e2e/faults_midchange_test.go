@@ -3,14 +3,13 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
 	"testing"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
-
-	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render"
 )
 
 // firstWriteTimeout bounds the wait for the operator's first write of a
@@ -47,13 +46,13 @@ func (c *cluster) firstWrite(t *testing.T, change func()) string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), firstWriteTimeout)
 	defer cancel()
-	ns := render.OperandNamespace
+	ns := names.OperandNamespace
 	kube := c.admin.Kube
 	deployments, err := kube.AppsV1().Deployments(ns).List(ctx, metav1.ListOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	ours := metav1.ListOptions{LabelSelector: render.ManagedByLabel + "=" + render.ManagedByValue}
+	ours := metav1.ListOptions{LabelSelector: names.ManagedByLabel + "=" + names.ManagedByValue}
 	configMaps, err := kube.CoreV1().ConfigMaps(ns).List(ctx, ours)
 	if err != nil {
 		t.Fatal(err)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
 	"math/rand/v2"
 	"net"
 	"os"
@@ -27,7 +28,6 @@ import (
 
 	secondaryschedulerv1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1"
 	simv1alpha1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/simulation/v1alpha1"
-	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render"
 	"github.com/openshift/secondary-scheduler-operator/test/framework"
 )
 
@@ -57,9 +57,9 @@ func faultRepeat(t *testing.T) int {
 // config ConfigMaps (named by content) apart.
 func (c *cluster) ownedObjects(ctx context.Context, t *testing.T) (objects []string, configMaps []string) {
 	t.Helper()
-	sel := metav1.ListOptions{LabelSelector: render.ManagedByLabel + "=" + render.ManagedByValue}
+	sel := metav1.ListOptions{LabelSelector: names.ManagedByLabel + "=" + names.ManagedByValue}
 	kube := c.admin.Kube
-	ns := render.OperandNamespace
+	ns := names.OperandNamespace
 	lists := []struct {
 		kind string
 		list func() (runtime.Object, error)
@@ -89,7 +89,7 @@ func (c *cluster) ownedObjects(ctx context.Context, t *testing.T) (objects []str
 			}
 			switch {
 			case m.GetDeletionTimestamp() != nil:
-			case l.kind == "ConfigMap" && render.IsConfigMapName(m.GetName()):
+			case l.kind == "ConfigMap" && names.IsConfigMapName(m.GetName()):
 				configMaps = append(configMaps, m.GetName())
 			default:
 				objects = append(objects, l.kind+"/"+m.GetName())
@@ -120,11 +120,11 @@ func (c *cluster) checkOwned(ctx context.Context, t *testing.T, want []string) {
 func (c *cluster) checkOneSchedulerPod(ctx context.Context, t *testing.T) {
 	t.Helper()
 	framework.WaitForWithin(ctx, t, reconcileTimeout, "exactly the Deployment's pods", func() (bool, error) {
-		d, err := c.admin.Kube.AppsV1().Deployments(render.OperandNamespace).Get(ctx, render.OperandName, metav1.GetOptions{})
+		d, err := c.admin.Kube.AppsV1().Deployments(names.OperandNamespace).Get(ctx, names.OperandName, metav1.GetOptions{})
 		if err != nil {
 			return false, err
 		}
-		pods, err := c.admin.Kube.CoreV1().Pods(render.OperandNamespace).List(ctx, metav1.ListOptions{LabelSelector: "app.kubernetes.io/name=" + render.OperandName})
+		pods, err := c.admin.Kube.CoreV1().Pods(names.OperandNamespace).List(ctx, metav1.ListOptions{LabelSelector: "app.kubernetes.io/name=" + names.OperandName})
 		if err != nil {
 			return false, err
 		}
@@ -218,7 +218,7 @@ func (c *cluster) faultBaseline(ctx context.Context, t *testing.T) ([]string, *c
 		}
 		out, _ := c.kubectl("get", "secondaryscheduler", crName, "-o", "jsonpath={.status}")
 		t.Logf("SecondaryScheduler status: %s", out)
-		out, _ = c.kubectl("get", "deployments,replicasets,pods,configmaps", "-n", render.OperandNamespace, "-o", "wide")
+		out, _ = c.kubectl("get", "deployments,replicasets,pods,configmaps", "-n", names.OperandNamespace, "-o", "wide")
 		t.Logf("operand namespace:\n%s", out)
 		out, _ = c.kubectl("get", "lease", "-n", "openshift-secondary-scheduler-operator", "-o", "yaml")
 		t.Logf("operator lease:\n%s", out)
@@ -226,7 +226,7 @@ func (c *cluster) faultBaseline(ctx context.Context, t *testing.T) ([]string, *c
 	c.applyExample(t, "bin-packing")
 	c.waitReconciled(t)
 	owned, _ := c.ownedObjects(ctx, t)
-	user, err := c.admin.Kube.CoreV1().ConfigMaps(render.OperandNamespace).Get(ctx, "bin-packing", metav1.GetOptions{})
+	user, err := c.admin.Kube.CoreV1().ConfigMaps(names.OperandNamespace).Get(ctx, "bin-packing", metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -361,9 +361,9 @@ func TestFaultHandEdits(t *testing.T) {
 	c := needCluster(t)
 	ctx := context.Background()
 	owned, _ := c.editEachOwned(t, "managed-by label removed", func(kind, name string) func() error {
-		args := []string{"label", strings.ToLower(kind), name, render.ManagedByLabel + "-"}
+		args := []string{"label", strings.ToLower(kind), name, names.ManagedByLabel + "-"}
 		if !strings.HasPrefix(kind, "Cluster") {
-			args = append(args, "-n", render.OperandNamespace)
+			args = append(args, "-n", names.OperandNamespace)
 		}
 		if out, err := c.kubectl(args...); err != nil {
 			t.Fatalf("kubectl %s: %v\n%s", strings.Join(args, " "), err, out)
@@ -377,8 +377,8 @@ func TestFaultHandEdits(t *testing.T) {
 		}
 	})
 
-	deployments := c.admin.Kube.AppsV1().Deployments(render.OperandNamespace)
-	d, err := deployments.Get(ctx, render.OperandName, metav1.GetOptions{})
+	deployments := c.admin.Kube.AppsV1().Deployments(names.OperandNamespace)
+	d, err := deployments.Get(ctx, names.OperandName, metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -389,7 +389,7 @@ func TestFaultHandEdits(t *testing.T) {
 		t.Fatal(err)
 	}
 	framework.WaitForWithin(ctx, t, reconcileTimeout, "the Deployment's replicas to be set back, its foreign annotation kept", func() (bool, error) {
-		d, err := deployments.Get(ctx, render.OperandName, metav1.GetOptions{})
+		d, err := deployments.Get(ctx, names.OperandName, metav1.GetOptions{})
 		if err != nil {
 			return false, err
 		}
@@ -404,11 +404,11 @@ func TestFaultHandEdits(t *testing.T) {
 	c.waitReconciled(t)
 
 	nsDeleted := time.Now()
-	if err := c.admin.Kube.CoreV1().Namespaces().Delete(ctx, render.OperandNamespace, metav1.DeleteOptions{}); err != nil {
+	if err := c.admin.Kube.CoreV1().Namespaces().Delete(ctx, names.OperandNamespace, metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	framework.WaitForWithin(ctx, t, 3*time.Minute, "the operator to create the operand namespace again and report what it cannot repair", func() (bool, error) {
-		ns, err := c.admin.Kube.CoreV1().Namespaces().Get(ctx, render.OperandNamespace, metav1.GetOptions{})
+		ns, err := c.admin.Kube.CoreV1().Namespaces().Get(ctx, names.OperandNamespace, metav1.GetOptions{})
 		if err != nil {
 			return false, err
 		}
@@ -739,13 +739,13 @@ func TestFaultKillDuringRollback(t *testing.T) {
 	original := c.userConfig(t)
 	t.Cleanup(func() { c.setUserConfig(t, original) })
 	times := &faultTimes{scenario: "kill during a rollback"}
-	deployments := c.admin.Kube.AppsV1().Deployments(render.OperandNamespace)
+	deployments := c.admin.Kube.AppsV1().Deployments(names.OperandNamespace)
 	templateHash := func() (string, error) {
-		d, err := deployments.Get(ctx, render.OperandName, metav1.GetOptions{})
+		d, err := deployments.Get(ctx, names.OperandName, metav1.GetOptions{})
 		if err != nil {
 			return "", err
 		}
-		return d.Spec.Template.Annotations[render.ConfigHashAnnotation], nil
+		return d.Spec.Template.Annotations[names.ConfigHashAnnotation], nil
 	}
 	for i := range faultRepeat(t) {
 		bad := withUnknownFilterPlugin(t, original, fmt.Sprintf("FaultPlugin%d", i))

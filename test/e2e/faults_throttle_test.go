@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
 	"sync"
 	"testing"
 	"time"
@@ -16,7 +17,6 @@ import (
 	"k8s.io/utils/ptr"
 
 	secondaryschedulerv1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1"
-	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render"
 	"github.com/openshift/secondary-scheduler-operator/test/framework"
 )
 
@@ -104,7 +104,7 @@ func (c *cluster) starveOperator(t *testing.T) (lift func()) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	probeURL := as.Host + "/api/v1/namespaces/" + render.OperandNamespace + "/configmaps"
+	probeURL := as.Host + "/api/v1/namespaces/" + names.OperandNamespace + "/configmaps"
 	framework.WaitForWithin(ctx, t, time.Minute, "API Priority and Fairness to classify the operator's requests into "+name, func() (bool, error) {
 		resp, err := httpClient.Get(probeURL)
 		if err != nil {
@@ -124,7 +124,7 @@ func (c *cluster) starveOperator(t *testing.T) (lift func()) {
 		go func() {
 			defer hogs.Done()
 			for hogCtx.Err() == nil {
-				_ = probe.CoreV1().RESTClient().Get().Namespace(render.OperandNamespace).Resource("configmaps").MaxRetries(0).Do(hogCtx).Error()
+				_ = probe.CoreV1().RESTClient().Get().Namespace(names.OperandNamespace).Resource("configmaps").MaxRetries(0).Do(hogCtx).Error()
 			}
 		}()
 	}

@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -13,7 +14,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	simv1alpha1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/simulation/v1alpha1"
-	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/simulatorrender"
 	"github.com/openshift/secondary-scheduler-operator/test/framework"
 )
@@ -112,7 +112,7 @@ func TestFaultUpgrade(t *testing.T) {
 	if got := etcdImage(before); got != simulatorrender.DefaultEtcdImage {
 		t.Fatalf("the Simulator's Pod runs etcd %q, want this build's default %q", got, simulatorrender.DefaultEtcdImage)
 	}
-	deployment, err := c.admin.Kube.AppsV1().Deployments(render.OperandNamespace).Get(ctx, render.OperandName, metav1.GetOptions{})
+	deployment, err := c.admin.Kube.AppsV1().Deployments(names.OperandNamespace).Get(ctx, names.OperandName, metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,7 +136,7 @@ func TestFaultUpgrade(t *testing.T) {
 		t.Fatalf("the upgrade replaced the running Simulator's Pod %s by %s: its state is lost", before.Name, kept.Name)
 	}
 	c.waitReconciled(t)
-	after, err := c.admin.Kube.AppsV1().Deployments(render.OperandNamespace).Get(ctx, render.OperandName, metav1.GetOptions{})
+	after, err := c.admin.Kube.AppsV1().Deployments(names.OperandNamespace).Get(ctx, names.OperandName, metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
 	"os"
 	"slices"
 	"strconv"
@@ -13,8 +14,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
-
-	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render"
 )
 
 // firstRolloutWindow is how long after its creation a new SecondaryScheduler's
@@ -65,13 +64,13 @@ func (c *cluster) templatesWhile(t *testing.T, create func(), window time.Durati
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), window+reconcileTimeout)
 	defer cancel()
-	deployments := c.admin.Kube.AppsV1().Deployments(render.OperandNamespace)
-	list, err := deployments.List(ctx, metav1.ListOptions{FieldSelector: fields.OneTermEqualSelector("metadata.name", render.OperandName).String()})
+	deployments := c.admin.Kube.AppsV1().Deployments(names.OperandNamespace)
+	list, err := deployments.List(ctx, metav1.ListOptions{FieldSelector: fields.OneTermEqualSelector("metadata.name", names.OperandName).String()})
 	if err != nil {
 		t.Fatal(err)
 	}
 	w, err := deployments.Watch(ctx, metav1.ListOptions{
-		FieldSelector: fields.OneTermEqualSelector("metadata.name", render.OperandName).String(), ResourceVersion: list.ResourceVersion,
+		FieldSelector: fields.OneTermEqualSelector("metadata.name", names.OperandName).String(), ResourceVersion: list.ResourceVersion,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -87,7 +86,7 @@ func (c *cluster) templatesWhile(t *testing.T, create func(), window time.Durati
 				t.Fatal("the watch of the Deployment ended early")
 			}
 			if d, isDeployment := ev.Object.(*appsv1.Deployment); isDeployment {
-				if h := d.Spec.Template.Annotations[render.TemplateHashAnnotation]; h != "" && !slices.Contains(seen, h) {
+				if h := d.Spec.Template.Annotations[names.TemplateHashAnnotation]; h != "" && !slices.Contains(seen, h) {
 					seen = append(seen, h)
 				}
 			}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
 	"strings"
 	"testing"
 	"time"
@@ -15,7 +16,6 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	secondaryschedulerv1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1"
-	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render"
 	"github.com/openshift/secondary-scheduler-operator/test/framework"
 )
 
@@ -185,7 +185,7 @@ func (c *cluster) waitClusterOperator(t *testing.T, desc string, timeout time.Du
 // pendingOperandPod is the name of an operand pod the scheduler marked
 // Unschedulable, or "".
 func (c *cluster) pendingOperandPod(ctx context.Context) (string, error) {
-	pods, err := c.admin.Kube.CoreV1().Pods(render.OperandNamespace).List(ctx, metav1.ListOptions{})
+	pods, err := c.admin.Kube.CoreV1().Pods(names.OperandNamespace).List(ctx, metav1.ListOptions{})
 	if err != nil {
 		return "", err
 	}
@@ -202,7 +202,7 @@ func (c *cluster) pendingOperandPod(ctx context.Context) (string, error) {
 func (c *cluster) deleteRunningOperandPods(t *testing.T) {
 	t.Helper()
 	ctx := context.Background()
-	pods, err := c.admin.Kube.CoreV1().Pods(render.OperandNamespace).List(ctx, metav1.ListOptions{})
+	pods, err := c.admin.Kube.CoreV1().Pods(names.OperandNamespace).List(ctx, metav1.ListOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

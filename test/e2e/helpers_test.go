@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -135,12 +136,12 @@ func (c *cluster) reconciled(ctx context.Context) (*appsv1.Deployment, error) {
 	}
 	var userConfig *corev1.ConfigMap
 	if name := ss.Spec.SchedulerConfig; name != "" {
-		userConfig, err = kube.CoreV1().ConfigMaps(render.OperandNamespace).Get(ctx, name, metav1.GetOptions{})
+		userConfig, err = kube.CoreV1().ConfigMaps(names.OperandNamespace).Get(ctx, name, metav1.GetOptions{})
 		if err != nil {
 			return nil, fmt.Errorf("the ConfigMap spec.schedulerConfig names: %w", err)
 		}
 	}
-	_, err = kube.CoreV1().Secrets(render.OperandNamespace).Get(ctx, render.ServingCertSecretName, metav1.GetOptions{})
+	_, err = kube.CoreV1().Secrets(names.OperandNamespace).Get(ctx, names.ServingCertSecretName, metav1.GetOptions{})
 	if err != nil && !apierrors.IsNotFound(err) {
 		return nil, err
 	}
@@ -149,18 +150,18 @@ func (c *cluster) reconciled(ctx context.Context) (*appsv1.Deployment, error) {
 		return nil, fmt.Errorf("the SecondaryScheduler does not render: %w", err)
 	}
 
-	cm, err := kube.CoreV1().ConfigMaps(render.OperandNamespace).Get(ctx, want.ConfigMap.Name, metav1.GetOptions{})
+	cm, err := kube.CoreV1().ConfigMaps(names.OperandNamespace).Get(ctx, want.ConfigMap.Name, metav1.GetOptions{})
 	if err != nil {
 		return nil, err
 	}
 	if !reflect.DeepEqual(cm.Data, want.ConfigMap.Data) {
 		return nil, fmt.Errorf("ConfigMap %s does not hold the rendered configuration", want.ConfigMap.Name)
 	}
-	d, err := kube.AppsV1().Deployments(render.OperandNamespace).Get(ctx, render.OperandName, metav1.GetOptions{})
+	d, err := kube.AppsV1().Deployments(names.OperandNamespace).Get(ctx, names.OperandName, metav1.GetOptions{})
 	if err != nil {
 		return nil, err
 	}
-	if got := d.Spec.Template.Annotations[render.ConfigHashAnnotation]; got != want.ConfigHash {
+	if got := d.Spec.Template.Annotations[names.ConfigHashAnnotation]; got != want.ConfigHash {
 		return nil, fmt.Errorf("the Deployment's config hash is %q, want %q", got, want.ConfigHash)
 	}
 	if got, exp := containerImages(d.Spec.Template.Spec), containerImages(want.Deployment.Spec.Template.Spec); got != exp {
@@ -222,12 +223,12 @@ func (c *cluster) extraRBACMatches(ctx context.Context, want *render.Objects) er
 	if r := want.Extra.Role; r != nil {
 		wantNamespaced = r.Rules
 	}
-	cr, err := rbac.ClusterRoles().Get(ctx, render.ExtraRBACName, metav1.GetOptions{})
-	if err := rulesMatch("ClusterRole "+render.ExtraRBACName, cr, err, func() []rbacv1.PolicyRule { return cr.Rules }, wantCluster); err != nil {
+	cr, err := rbac.ClusterRoles().Get(ctx, names.ExtraRBACName, metav1.GetOptions{})
+	if err := rulesMatch("ClusterRole "+names.ExtraRBACName, cr, err, func() []rbacv1.PolicyRule { return cr.Rules }, wantCluster); err != nil {
 		return err
 	}
-	r, err := rbac.Roles(render.OperandNamespace).Get(ctx, render.ExtraRBACName, metav1.GetOptions{})
-	return rulesMatch("Role "+render.ExtraRBACName, r, err, func() []rbacv1.PolicyRule { return r.Rules }, wantNamespaced)
+	r, err := rbac.Roles(names.OperandNamespace).Get(ctx, names.ExtraRBACName, metav1.GetOptions{})
+	return rulesMatch("Role "+names.ExtraRBACName, r, err, func() []rbacv1.PolicyRule { return r.Rules }, wantNamespaced)
 }
 
 func rulesMatch[T any](what string, obj *T, err error, rules func() []rbacv1.PolicyRule, want []rbacv1.PolicyRule) error {

@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
 	"strings"
 	"testing"
 	"time"
@@ -12,7 +13,6 @@ import (
 	"k8s.io/utils/ptr"
 
 	secondaryschedulerv1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1"
-	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render"
 	"github.com/openshift/secondary-scheduler-operator/test/framework"
 )
 
@@ -28,9 +28,9 @@ func TestManagementStateTransitions(t *testing.T) {
 	setState := func(state operatorv1.ManagementState) {
 		c.updateSpec(t, func(s *secondaryschedulerv1.SecondarySchedulerSpec) { s.ManagementState = state })
 	}
-	deployments := c.admin.Kube.AppsV1().Deployments(render.OperandNamespace)
+	deployments := c.admin.Kube.AppsV1().Deployments(names.OperandNamespace)
 	replicas := func() (int32, error) {
-		d, err := deployments.Get(ctx, render.OperandName, metav1.GetOptions{})
+		d, err := deployments.Get(ctx, names.OperandName, metav1.GetOptions{})
 		if err != nil {
 			return 0, err
 		}
@@ -46,7 +46,7 @@ func TestManagementStateTransitions(t *testing.T) {
 	// Unmanaged is in force once the operator has stopped writing.
 	c.waitOperatorQuiet(t, time.Now(), 2*time.Second)
 	scaled := want + 2
-	if _, err := deployments.Patch(ctx, render.OperandName, "application/merge-patch+json",
+	if _, err := deployments.Patch(ctx, names.OperandName, "application/merge-patch+json",
 		[]byte(fmt.Sprintf(`{"spec":{"replicas":%d}}`, scaled)), metav1.PatchOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +92,7 @@ func TestDriftOfEachKindIsRepaired(t *testing.T) {
 	c := needCluster(t)
 	ctx := context.Background()
 	_, user := c.editEachOwned(t, "drift: each owned object deleted", func(kind, name string) func() error {
-		args := []string{strings.ToLower(kind), name, "-n", render.OperandNamespace}
+		args := []string{strings.ToLower(kind), name, "-n", names.OperandNamespace}
 		uid, err := c.kubectl(append([]string{"get", "-o", "jsonpath={.metadata.uid}"}, args...)...)
 		if err != nil {
 			t.Fatalf("%s/%s: %v", kind, name, err)

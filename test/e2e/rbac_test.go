@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
 	"reflect"
 	"slices"
 	"strings"
@@ -14,12 +15,11 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	secondaryschedulerv1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1"
-	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render"
 	"github.com/openshift/secondary-scheduler-operator/test/framework"
 )
 
 // operandUser is who the scheduler pod, and every sidecar in it, is.
-const operandUser = "system:serviceaccount:" + render.OperandNamespace + ":" + render.OperandName
+const operandUser = "system:serviceaccount:" + names.OperandNamespace + ":" + names.OperandName
 
 // TestSidecarRBAC: spec.rbac gives the scheduler pod's ServiceAccount, which its
 // sidecars share, exactly the rules asked for (the KubeFlux example: its Fluxion
@@ -120,8 +120,8 @@ func TestOperandCannotTakeTheDefaultSchedulersLease(t *testing.T) {
 		{"update", "kube-scheduler", "kube-system", false},
 		{"get", "kube-scheduler", "kube-system", false},
 		{"update", "kube-scheduler", "openshift-kube-scheduler", false},
-		{"update", render.OperandName, render.OperandNamespace, true},
-		{"get", render.OperandName, render.OperandNamespace, true},
+		{"update", names.OperandName, names.OperandNamespace, true},
+		{"get", names.OperandName, names.OperandNamespace, true},
 	} {
 		want := map[bool]string{true: "yes", false: "no"}[check.allowed]
 		args := []string{"auth", "can-i", check.verb, "leases.coordination.k8s.io/" + check.lease, "-n", check.namespace, "--as=" + operandUser}
@@ -184,7 +184,7 @@ func TestOwnedFlagsAreRefused(t *testing.T) {
 			cond := condition(ss.Status.Conditions, "TargetConfigControllerDegraded")
 			return cond != nil && cond.Status == operatorv1.ConditionTrue && strings.Contains(cond.Message, tc.words), nil
 		})
-		d, err := c.admin.Kube.AppsV1().Deployments(render.OperandNamespace).Get(ctx, render.OperandName, metav1.GetOptions{})
+		d, err := c.admin.Kube.AppsV1().Deployments(names.OperandNamespace).Get(ctx, names.OperandName, metav1.GetOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -4,19 +4,18 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/openshift/secondary-scheduler-operator/test/framework"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
-
-	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render"
-	"github.com/openshift/secondary-scheduler-operator/test/framework"
 )
 
 // TestOperandPodsAreRestricted: with the operand namespace labelled
@@ -31,16 +30,16 @@ func TestOperandPodsAreRestricted(t *testing.T) {
 	ctx := context.Background()
 	kube := c.admin.Kube
 
-	c.setNamespaceLabel(t, render.OperandNamespace, "pod-security.kubernetes.io/enforce", "restricted")
+	c.setNamespaceLabel(t, names.OperandNamespace, "pod-security.kubernetes.io/enforce", "restricted")
 	// The control: a pod that is not restricted is refused in that namespace.
 	// Pod security admission reads namespace labels from its informer, so the
 	// new label takes effect a moment after the patch returns.
 	plain := &corev1.Pod{
-		ObjectMeta: metav1.ObjectMeta{Name: "not-restricted", Namespace: render.OperandNamespace},
+		ObjectMeta: metav1.ObjectMeta{Name: "not-restricted", Namespace: names.OperandNamespace},
 		Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "registry.k8s.io/pause:3.10"}}},
 	}
-	framework.WaitForWithin(ctx, t, 30*time.Second, "pod security admission to refuse a pod that is not restricted in "+render.OperandNamespace, func() (bool, error) {
-		_, err := kube.CoreV1().Pods(render.OperandNamespace).Create(ctx, plain, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+	framework.WaitForWithin(ctx, t, 30*time.Second, "pod security admission to refuse a pod that is not restricted in "+names.OperandNamespace, func() (bool, error) {
+		_, err := kube.CoreV1().Pods(names.OperandNamespace).Create(ctx, plain, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
 		if err == nil {
 			return false, fmt.Errorf("the pod was admitted")
 		}

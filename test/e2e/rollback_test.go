@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
 	"slices"
 	"strings"
 	"testing"
@@ -42,7 +43,7 @@ func TestFailedRolloutIsRolledBack(t *testing.T) {
 	c.waitReconciled(t)
 	c.playKubelet(t)
 	ns := c.createNamespace(t, "e2e-rollback")
-	c.waitBound(t, ns, c.createPod(t, ns, "before", render.DefaultSchedulerName))
+	c.waitBound(t, ns, c.createPod(t, ns, "before", names.DefaultSchedulerName))
 
 	good := c.waitLastKnownGood(t)
 	original := c.userConfig(t)
@@ -67,13 +68,13 @@ func TestFailedRolloutIsRolledBack(t *testing.T) {
 		c.waitCondition(t, targetconfigcontroller.ConditionType, operatorv1.ConditionTrue, "RolloutFailed", "does not exist")
 		if i == 0 {
 			// The old pod serves while the failed config stays refused.
-			c.waitBound(t, ns, c.createPod(t, ns, "after-rollback", render.DefaultSchedulerName))
+			c.waitBound(t, ns, c.createPod(t, ns, "after-rollback", names.DefaultSchedulerName))
 			framework.Consistently(ctx, t, 5*time.Second, "the failed configuration is not retried while the input stays", func() (bool, error) {
-				d, err := c.admin.Kube.AppsV1().Deployments(render.OperandNamespace).Get(ctx, render.OperandName, metav1.GetOptions{})
+				d, err := c.admin.Kube.AppsV1().Deployments(names.OperandNamespace).Get(ctx, names.OperandName, metav1.GetOptions{})
 				if err != nil {
 					return false, err
 				}
-				return d.Spec.Template.Annotations[render.ConfigHashAnnotation] == good.ConfigHash, nil
+				return d.Spec.Template.Annotations[names.ConfigHashAnnotation] == good.ConfigHash, nil
 			})
 		}
 
@@ -81,7 +82,7 @@ func TestFailedRolloutIsRolledBack(t *testing.T) {
 		c.waitCondition(t, targetconfigcontroller.ConditionType, operatorv1.ConditionFalse, "AsExpected", "")
 		c.waitReconciled(t)
 	}
-	c.waitBound(t, ns, c.createPod(t, ns, "after", render.DefaultSchedulerName))
+	c.waitBound(t, ns, c.createPod(t, ns, "after", names.DefaultSchedulerName))
 
 	slices.Sort(samples)
 	t.Logf("bad config written -> template back on the last good config, n=%d: p50 %v, p99 %v, max %v",
@@ -105,7 +106,7 @@ func TestRefusedConfigNeverRollsOut(t *testing.T) {
 		c.setUserConfig(t, tc.config)
 		c.waitCondition(t, targetconfigcontroller.ConditionType, operatorv1.ConditionTrue, "InvalidInput", tc.message)
 		framework.Consistently(ctx, t, 3*time.Second, "the Deployment stays as it was", func() (bool, error) {
-			d, err := c.admin.Kube.AppsV1().Deployments(render.OperandNamespace).Get(ctx, render.OperandName, metav1.GetOptions{})
+			d, err := c.admin.Kube.AppsV1().Deployments(names.OperandNamespace).Get(ctx, names.OperandName, metav1.GetOptions{})
 			if err != nil {
 				return false, err
 			}
@@ -123,13 +124,13 @@ func (c *cluster) timeRollback(t *testing.T, bad, badHash, goodHash string) time
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), reconcileTimeout)
 	defer cancel()
-	deployments := c.admin.Kube.AppsV1().Deployments(render.OperandNamespace)
-	list, err := deployments.List(ctx, metav1.ListOptions{FieldSelector: fields.OneTermEqualSelector("metadata.name", render.OperandName).String()})
+	deployments := c.admin.Kube.AppsV1().Deployments(names.OperandNamespace)
+	list, err := deployments.List(ctx, metav1.ListOptions{FieldSelector: fields.OneTermEqualSelector("metadata.name", names.OperandName).String()})
 	if err != nil {
 		t.Fatal(err)
 	}
 	w, err := deployments.Watch(ctx, metav1.ListOptions{
-		FieldSelector:   fields.OneTermEqualSelector("metadata.name", render.OperandName).String(),
+		FieldSelector:   fields.OneTermEqualSelector("metadata.name", names.OperandName).String(),
 		ResourceVersion: list.ResourceVersion,
 	})
 	if err != nil {
@@ -144,7 +145,7 @@ func (c *cluster) timeRollback(t *testing.T, bad, badHash, goodHash string) time
 		if !ok {
 			continue
 		}
-		switch d.Spec.Template.Annotations[render.ConfigHashAnnotation] {
+		switch d.Spec.Template.Annotations[names.ConfigHashAnnotation] {
 		case badHash:
 			sawBad = true
 		case goodHash:
@@ -197,22 +198,22 @@ func (c *cluster) waitBound(t *testing.T, ns, pod string) {
 
 func (c *cluster) userConfig(t *testing.T) string {
 	t.Helper()
-	cm, err := c.admin.Kube.CoreV1().ConfigMaps(render.OperandNamespace).Get(context.Background(), binPackingConfigMap, metav1.GetOptions{})
+	cm, err := c.admin.Kube.CoreV1().ConfigMaps(names.OperandNamespace).Get(context.Background(), binPackingConfigMap, metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return cm.Data[render.ConfigKey]
+	return cm.Data[names.ConfigKey]
 }
 
 func (c *cluster) setUserConfig(t *testing.T, config string) {
 	t.Helper()
-	cms := c.admin.Kube.CoreV1().ConfigMaps(render.OperandNamespace)
+	cms := c.admin.Kube.CoreV1().ConfigMaps(names.OperandNamespace)
 	err := retry.RetryOnConflict(framework.ConflictBackoff, func() error {
 		cm, err := cms.Get(context.Background(), binPackingConfigMap, metav1.GetOptions{})
 		if err != nil {
 			return err
 		}
-		cm.Data[render.ConfigKey] = config
+		cm.Data[names.ConfigKey] = config
 		_, err = cms.Update(context.Background(), cm, metav1.UpdateOptions{})
 		return err
 	})
@@ -230,8 +231,8 @@ func (c *cluster) renderedConfigHash(t *testing.T, config string) string {
 		t.Fatal(err)
 	}
 	objs, err := render.Render(render.Inputs{SecondaryScheduler: ss, UserConfig: &corev1.ConfigMap{
-		ObjectMeta: metav1.ObjectMeta{Name: binPackingConfigMap, Namespace: render.OperandNamespace},
-		Data:       map[string]string{render.ConfigKey: config},
+		ObjectMeta: metav1.ObjectMeta{Name: binPackingConfigMap, Namespace: names.OperandNamespace},
+		Data:       map[string]string{names.ConfigKey: config},
 	}})
 	if err != nil {
 		t.Fatalf("the operator must accept the configuration (only the binary can refuse it): %v", err)

@@ -3,17 +3,16 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
 	"regexp"
 	"testing"
 	"time"
 
+	"github.com/openshift/secondary-scheduler-operator/test/framework"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
-	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render"
-	"github.com/openshift/secondary-scheduler-operator/test/framework"
 )
 
 // TestSecondarySchedulerBindsPods: the operator's Deployment and ConfigMap, run
@@ -28,7 +27,7 @@ func TestSecondarySchedulerBindsPods(t *testing.T) {
 	ctx := context.Background()
 	ns := c.binPackingRolledOut(t, "e2e-scheduling")
 
-	first := c.createPod(t, ns, "first", render.DefaultSchedulerName)
+	first := c.createPod(t, ns, "first", names.DefaultSchedulerName)
 	stray := c.createPod(t, ns, "stray", "no-such-scheduler")
 	framework.Consistently(ctx, t, 5*time.Second, "the default scheduler leaves pods of other schedulers alone", func() (bool, error) {
 		for _, name := range []string{first, stray} {
@@ -47,12 +46,12 @@ func TestSecondarySchedulerBindsPods(t *testing.T) {
 		return node != "", err
 	})
 	t.Logf("pod %s bound to %s", first, node)
-	c.waitScheduledBy(t, ns, first, render.DefaultSchedulerName)
+	c.waitScheduledBy(t, ns, first, names.DefaultSchedulerName)
 
 	// The ConfigMap's layer (NodeResourcesFit MostAllocated) is what the scheduler
 	// runs: the next pods pack onto the same node.
 	for i := range 2 {
-		name := c.createPod(t, ns, fmt.Sprintf("packed-%d", i), render.DefaultSchedulerName)
+		name := c.createPod(t, ns, fmt.Sprintf("packed-%d", i), names.DefaultSchedulerName)
 		var got string
 		framework.WaitForWithin(ctx, t, time.Minute, "the secondary scheduler to bind pod "+name, func() (bool, error) {
 			var err error
@@ -68,12 +67,12 @@ func TestSecondarySchedulerBindsPods(t *testing.T) {
 		t.Errorf("pod %s with an unknown schedulerName was bound to %q (%v); it must stay Pending", stray, n, err)
 	}
 
-	lease, err := c.admin.Kube.CoordinationV1().Leases(render.OperandNamespace).Get(ctx, render.OperandName, metav1.GetOptions{})
+	lease, err := c.admin.Kube.CoordinationV1().Leases(names.OperandNamespace).Get(ctx, names.OperandName, metav1.GetOptions{})
 	if err != nil {
 		t.Fatalf("the scheduler's Lease: %v", err)
 	}
 	if holder := leaseHolder(lease); holder == "" {
-		t.Errorf("Lease %s/%s has no holder", render.OperandNamespace, render.OperandName)
+		t.Errorf("Lease %s/%s has no holder", names.OperandNamespace, names.OperandName)
 	}
 	if log := scheduler.Log(t); regexp.MustCompile(`(?i)forbidden`).MatchString(log) {
 		t.Errorf("the scheduler's log has \"forbidden\": the operand's RBAC is missing something:\n%s",

@@ -3,6 +3,7 @@ package framework
 import (
 	"context"
 	"fmt"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
 	"testing"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -11,7 +12,6 @@ import (
 	"k8s.io/utils/ptr"
 
 	secondaryschedulerv1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1"
-	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render"
 )
 
 // The envtest tier runs no kube-controller-manager and no kubelet. What
@@ -21,8 +21,8 @@ import (
 // RolloutOf is the configuration and template the Deployment rolls out.
 func RolloutOf(d *appsv1.Deployment) secondaryschedulerv1.Rollout {
 	return secondaryschedulerv1.Rollout{
-		ConfigHash:   d.Spec.Template.Annotations[render.ConfigHashAnnotation],
-		TemplateHash: d.Spec.Template.Annotations[render.TemplateHashAnnotation],
+		ConfigHash:   d.Spec.Template.Annotations[names.ConfigHashAnnotation],
+		TemplateHash: d.Spec.Template.Annotations[names.TemplateHashAnnotation],
 	}
 }
 
@@ -31,9 +31,9 @@ func RolloutOf(d *appsv1.Deployment) secondaryschedulerv1.Rollout {
 func (c *Clients) SetRolloutStatus(t testing.TB, want secondaryschedulerv1.Rollout, status func(d *appsv1.Deployment)) {
 	t.Helper()
 	ctx := context.Background()
-	deployments := c.Kube.AppsV1().Deployments(render.OperandNamespace)
+	deployments := c.Kube.AppsV1().Deployments(names.OperandNamespace)
 	WaitFor(ctx, t, fmt.Sprintf("the Deployment status of template %+v", want), func() (bool, error) {
-		d, err := deployments.Get(ctx, render.OperandName, metav1.GetOptions{})
+		d, err := deployments.Get(ctx, names.OperandName, metav1.GetOptions{})
 		if err != nil {
 			return false, err
 		}
@@ -70,10 +70,10 @@ const FakeNode = "node-1"
 func (c *Clients) AddTemplatePod(t testing.TB, name string, d *appsv1.Deployment, status corev1.PodStatus) {
 	t.Helper()
 	ctx := context.Background()
-	pods := c.Kube.CoreV1().Pods(render.OperandNamespace)
+	pods := c.Kube.CoreV1().Pods(names.OperandNamespace)
 	tmpl := d.Spec.Template
 	pod := &corev1.Pod{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: render.OperandNamespace, Labels: tmpl.Labels, Annotations: tmpl.Annotations},
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: names.OperandNamespace, Labels: tmpl.Labels, Annotations: tmpl.Annotations},
 		Spec:       *tmpl.Spec.DeepCopy(),
 	}
 	pod.Spec.NodeName = FakeNode
@@ -89,9 +89,9 @@ func (c *Clients) AddTemplatePod(t testing.TB, name string, d *appsv1.Deployment
 
 // DeleteSchedulerPods deletes every scheduler pod at once, terminating ones included.
 func (c *Clients) DeleteSchedulerPods(ctx context.Context) error {
-	return c.Kube.CoreV1().Pods(render.OperandNamespace).DeleteCollection(ctx,
+	return c.Kube.CoreV1().Pods(names.OperandNamespace).DeleteCollection(ctx,
 		metav1.DeleteOptions{GracePeriodSeconds: ptr.To[int64](0)},
-		metav1.ListOptions{LabelSelector: "app.kubernetes.io/name=" + render.OperandName})
+		metav1.ListOptions{LabelSelector: "app.kubernetes.io/name=" + names.OperandName})
 }
 
 // RunningStatus is a ready scheduler container.
@@ -99,7 +99,7 @@ func RunningStatus() corev1.PodStatus {
 	return corev1.PodStatus{
 		Phase:      corev1.PodRunning,
 		Conditions: []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue}},
-		ContainerStatuses: []corev1.ContainerStatus{{Name: render.OperandName, Ready: true, Started: ptr.To(true),
+		ContainerStatuses: []corev1.ContainerStatus{{Name: names.OperandName, Ready: true, Started: ptr.To(true),
 			State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: metav1.Now()}}}},
 	}
 }
@@ -111,7 +111,7 @@ func CrashLoopStatus(exitCode int32, message string) corev1.PodStatus {
 		Phase:      corev1.PodRunning,
 		Conditions: []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionFalse}},
 		ContainerStatuses: []corev1.ContainerStatus{{
-			Name: render.OperandName, RestartCount: 1,
+			Name: names.OperandName, RestartCount: 1,
 			State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "CrashLoopBackOff",
 				Message: "back-off 10s restarting failed container"}},
 			LastTerminationState: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: exitCode,

@@ -3,6 +3,7 @@ package integration
 import (
 	"bytes"
 	"context"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,7 +16,6 @@ import (
 
 	secondaryschedulerv1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1"
 	"github.com/openshift/secondary-scheduler-operator/pkg/cmd"
-	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render"
 	"github.com/openshift/secondary-scheduler-operator/test/framework"
 )
 
@@ -57,7 +57,7 @@ func (o *operatorUnderTest) diffInput(t *testing.T, config string, mutate func(*
 		&secondaryschedulerv1.SecondaryScheduler{TypeMeta: metav1.TypeMeta{APIVersion: "operator.openshift.io/v1", Kind: "SecondaryScheduler"},
 			ObjectMeta: metav1.ObjectMeta{Name: ss.Name}, Spec: *spec},
 		&corev1.ConfigMap{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
-			ObjectMeta: metav1.ObjectMeta{Name: userConfig, Namespace: render.OperandNamespace}, Data: map[string]string{render.ConfigKey: config}},
+			ObjectMeta: metav1.ObjectMeta{Name: userConfig, Namespace: names.OperandNamespace}, Data: map[string]string{names.ConfigKey: config}},
 	}
 	var buf bytes.Buffer
 	for _, d := range docs {
@@ -117,18 +117,18 @@ func TestDiffCommand(t *testing.T) {
 		return out
 	}
 	expect := expectFragments
-	served := o.deployment(t).Spec.Template.Annotations[render.ConfigHashAnnotation]
+	served := o.deployment(t).Spec.Template.Annotations[names.ConfigHashAnnotation]
 
 	t.Run("what runs shows no difference", func(t *testing.T) {
 		out := diff(t, input(t, baseConfig, nil))
-		expect(t, out, "Scheduler configuration: no difference (ConfigMap "+render.ConfigMapNameFor(served)+" is served)", "Objects:\n  no change\n",
+		expect(t, out, "Scheduler configuration: no difference (ConfigMap "+names.ConfigMapNameFor(served)+" is served)", "Objects:\n  no change\n",
 			"Decision: no rollout: the Deployment runs configuration "+served[:12]+" already")
 	})
 
 	t.Run("a changed configuration", func(t *testing.T) {
 		out := diff(t, input(t, baseConfig+"percentageOfNodesToScore: 50\n", nil))
-		expect(t, out, "- served now from ConfigMap "+render.ConfigMapNameFor(served), "percentageOfNodesToScore", "+ create ConfigMap "+render.OperandNamespace+"/"+render.ConfigMapName,
-			"~ change Deployment "+render.OperandNamespace+"/"+render.OperandName+": the pod template", "the scheduler pods roll, to configuration "+render.ConfigMapName,
+		expect(t, out, "- served now from ConfigMap "+names.ConfigMapNameFor(served), "percentageOfNodesToScore", "+ create ConfigMap "+names.OperandNamespace+"/"+names.ConfigMapName,
+			"~ change Deployment "+names.OperandNamespace+"/"+names.OperandName+": the pod template", "the scheduler pods roll, to configuration "+names.ConfigMapName,
 			", replacing "+served[:12])
 		if strings.Contains(out, "\n  - delete") || strings.Contains(out, "~ change Role") {
 			t.Errorf("only the configuration changed:\n%s", out)
@@ -137,8 +137,8 @@ func TestDiffCommand(t *testing.T) {
 
 	t.Run("spec.rbac removed", func(t *testing.T) {
 		out := diff(t, input(t, baseConfig, func(s *secondaryschedulerv1.SecondarySchedulerSpec) { s.RBAC = nil }))
-		expect(t, out, "Scheduler configuration: no difference", "- delete Role "+render.OperandNamespace+"/"+render.ExtraRBACName,
-			"- delete RoleBinding "+render.OperandNamespace+"/"+render.ExtraRBACName)
+		expect(t, out, "Scheduler configuration: no difference", "- delete Role "+names.OperandNamespace+"/"+names.ExtraRBACName,
+			"- delete RoleBinding "+names.OperandNamespace+"/"+names.ExtraRBACName)
 	})
 
 	t.Run("spec.rbac beyond the ceiling", func(t *testing.T) {
@@ -152,10 +152,10 @@ func TestDiffCommand(t *testing.T) {
 	})
 
 	t.Run("read-only: nothing changed in the cluster", func(t *testing.T) {
-		if got := o.deployment(t).Spec.Template.Annotations[render.ConfigHashAnnotation]; got != served {
+		if got := o.deployment(t).Spec.Template.Annotations[names.ConfigHashAnnotation]; got != served {
 			t.Errorf("the Deployment's configuration changed from %s to %s", served, got)
 		}
-		if _, err := o.admin.Kube.RbacV1().Roles(render.OperandNamespace).Get(ctx, render.ExtraRBACName, metav1.GetOptions{}); err != nil {
+		if _, err := o.admin.Kube.RbacV1().Roles(names.OperandNamespace).Get(ctx, names.ExtraRBACName, metav1.GetOptions{}); err != nil {
 			t.Errorf("the extra Role: %v", err)
 		}
 	})

@@ -3,6 +3,7 @@ package integration
 import (
 	"context"
 	"fmt"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
 	"slices"
 	"strings"
 	"testing"
@@ -12,7 +13,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	secondaryschedulerv1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1"
-	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render"
 	"github.com/openshift/secondary-scheduler-operator/test/framework"
 )
 
@@ -66,7 +66,7 @@ func TestObservedClusterConfigRollsTheOperand(t *testing.T) {
 			if err != nil {
 				return false, err
 			}
-			config := cm.Data[render.ConfigKey]
+			config := cm.Data[names.ConfigKey]
 			return satisfied(strings.Contains(config, "MostAllocated"), fmt.Sprintf("config.yaml:\n%s", config))
 		})
 	})

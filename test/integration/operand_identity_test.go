@@ -3,6 +3,7 @@ package integration
 import (
 	"context"
 	"fmt"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
 	"testing"
 	"time"
 
@@ -47,7 +48,7 @@ func TestOperandRoleCoversTheSystemSchedulerRoles(t *testing.T) {
 	env.ApplyFiles(t, "manifests/0000_50_secondary-scheduler-operator_04_clusterrole-operand.yaml")
 	ctx := context.Background()
 	rbac := env.Admin.Kube.RbacV1().ClusterRoles()
-	ours, err := rbac.Get(ctx, render.OperandClusterRoleName, metav1.GetOptions{})
+	ours, err := rbac.Get(ctx, names.OperandClusterRoleName, metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +67,7 @@ func TestOperandRoleCoversTheSystemSchedulerRoles(t *testing.T) {
 			if covered, missing := rbacvalidation.Covers(allowed, []rbacv1.PolicyRule{rule}); !covered {
 				t.Errorf("ClusterRole %s rule %d grants %v, which ClusterRole %s neither holds nor leaves out on purpose: "+
 					"add it to manifests/0000_50_secondary-scheduler-operator_04_clusterrole-operand.yaml, or to deliberateOmissions with its reason",
-					name, i, missing, render.OperandClusterRoleName)
+					name, i, missing, names.OperandClusterRoleName)
 			}
 		}
 	}
@@ -75,7 +76,7 @@ func TestOperandRoleCoversTheSystemSchedulerRoles(t *testing.T) {
 			t.Errorf("deliberate omission %v (%s) is no longer in the system roles: remove it from the table", o.rule, o.why)
 		}
 		if covered, _ := rbacvalidation.Covers(ours.Rules, []rbacv1.PolicyRule{o.rule}); covered {
-			t.Errorf("deliberate omission %v (%s) is granted by %s all the same", o.rule, o.why, render.OperandClusterRoleName)
+			t.Errorf("deliberate omission %v (%s) is granted by %s all the same", o.rule, o.why, names.OperandClusterRoleName)
 		}
 	}
 }
@@ -89,11 +90,11 @@ func TestOperandIdentity(t *testing.T) {
 	o := startOperator(t)
 	kube := o.admin.Kube
 	// What an earlier release left: bindings to the system roles.
-	for _, name := range render.FormerOperandBindingNames {
+	for _, name := range names.FormerOperandBindingNames {
 		b := &rbacv1.ClusterRoleBinding{
-			ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{render.ManagedByLabel: render.ManagedByValue}},
+			ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{names.ManagedByLabel: names.ManagedByValue}},
 			RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "system:kube-scheduler"},
-			Subjects:   []rbacv1.Subject{{Kind: "ServiceAccount", Name: render.OperandName, Namespace: operandNS}},
+			Subjects:   []rbacv1.Subject{{Kind: "ServiceAccount", Name: names.OperandName, Namespace: operandNS}},
 		}
 		if _, err := kube.RbacV1().ClusterRoleBindings().Create(ctx, b, metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
@@ -102,7 +103,7 @@ func TestOperandIdentity(t *testing.T) {
 	}
 	o.createSecondaryScheduler(t, secondaryschedulerv1.SecondarySchedulerSpec{})
 	framework.WaitFor(ctx, t, "the bindings of earlier releases to be deleted", func() (bool, error) {
-		for _, name := range render.FormerOperandBindingNames {
+		for _, name := range names.FormerOperandBindingNames {
 			if _, err := kube.RbacV1().ClusterRoleBindings().Get(ctx, name, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
 				return false, fmt.Errorf("ClusterRoleBinding %s still there (%v)", name, err)
 			}
@@ -117,7 +118,7 @@ func TestOperandIdentity(t *testing.T) {
 		_, err = kube.RbacV1().RoleBindings(operandNS).Get(ctx, "secondary-scheduler-leader-election", metav1.GetOptions{})
 		return err == nil, err
 	})
-	scheduler := kubernetes.NewForConfigOrDie(o.env.ServiceAccountConfig(t, operandNS, render.OperandName))
+	scheduler := kubernetes.NewForConfigOrDie(o.env.ServiceAccountConfig(t, operandNS, names.OperandName))
 	lease := func(ns, name, verb string) authorizationv1.ResourceAttributes {
 		return authorizationv1.ResourceAttributes{Namespace: ns, Group: "coordination.k8s.io", Resource: "leases", Name: name, Verb: verb}
 	}
@@ -164,11 +165,11 @@ func TestNarrowingTheCeilingRevokes(t *testing.T) {
 		RBAC: &secondaryschedulerv1.SchedulerRBAC{ClusterRules: []rbacv1.PolicyRule{nodes, configMaps}, NamespacedRules: []rbacv1.PolicyRule{configMaps}},
 	})
 	rulesOf := func() ([]rbacv1.PolicyRule, []rbacv1.PolicyRule, error) {
-		cr, err := kube.RbacV1().ClusterRoles().Get(ctx, render.ExtraRBACName, metav1.GetOptions{})
+		cr, err := kube.RbacV1().ClusterRoles().Get(ctx, names.ExtraRBACName, metav1.GetOptions{})
 		if err != nil && !apierrors.IsNotFound(err) {
 			return nil, nil, err
 		}
-		r, err2 := kube.RbacV1().Roles(operandNS).Get(ctx, render.ExtraRBACName, metav1.GetOptions{})
+		r, err2 := kube.RbacV1().Roles(operandNS).Get(ctx, names.ExtraRBACName, metav1.GetOptions{})
 		if err2 != nil && !apierrors.IsNotFound(err2) {
 			return nil, nil, err2
 		}
@@ -221,11 +222,11 @@ func TestNarrowingTheCeilingRevokes(t *testing.T) {
 		covered, _ := rbacvalidation.Covers(c, []rbacv1.PolicyRule{nodes})
 		return len(c) == 1 && covered && len(n) == 0, nil
 	})
-	if _, err := kube.RbacV1().RoleBindings(operandNS).Get(ctx, render.ExtraRBACName, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+	if _, err := kube.RbacV1().RoleBindings(operandNS).Get(ctx, names.ExtraRBACName, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
 		t.Errorf("the RoleBinding of a Role left with no rule must go too: %v", err)
 	}
 	o.waitForDegraded(t, operatorv1.ConditionTrue, "spec.rbac.clusterRules[1]", "list configmaps", "revoked")
-	scheduler := kubernetes.NewForConfigOrDie(o.env.ServiceAccountConfig(t, operandNS, render.OperandName))
+	scheduler := kubernetes.NewForConfigOrDie(o.env.ServiceAccountConfig(t, operandNS, names.OperandName))
 	for _, ns := range []string{"default", operandNS} {
 		review, err := scheduler.AuthorizationV1().SelfSubjectAccessReviews().Create(ctx, &authorizationv1.SelfSubjectAccessReview{
 			Spec: authorizationv1.SelfSubjectAccessReviewSpec{ResourceAttributes: &authorizationv1.ResourceAttributes{Namespace: ns, Resource: "configmaps", Verb: "list"}},

@@ -3,6 +3,7 @@ package integration
 import (
 	"context"
 	"fmt"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
 	"slices"
 	"strings"
 	"testing"
@@ -19,14 +20,13 @@ import (
 
 	secondaryschedulerv1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator"
-	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/targetconfigcontroller"
 	"github.com/openshift/secondary-scheduler-operator/test/framework"
 )
 
 const (
-	operandNS  = render.OperandNamespace
-	operand    = render.OperandName
+	operandNS  = names.OperandNamespace
+	operand    = names.OperandName
 	userConfig = "my-scheduler-config"
 )
 
@@ -139,19 +139,19 @@ func (o *operatorUnderTest) mountedConfig(ctx context.Context, d *appsv1.Deploym
 // its name prefix), sorted.
 func (o *operatorUnderTest) configMapNames(ctx context.Context) ([]string, error) {
 	list, err := o.admin.Kube.CoreV1().ConfigMaps(operandNS).List(ctx, metav1.ListOptions{
-		LabelSelector: labels.SelectorFromSet(labels.Set{render.ManagedByLabel: render.ManagedByValue}).String(),
+		LabelSelector: labels.SelectorFromSet(labels.Set{names.ManagedByLabel: names.ManagedByValue}).String(),
 	})
 	if err != nil {
 		return nil, err
 	}
-	var names []string
+	var found []string
 	for _, cm := range list.Items {
-		if render.IsConfigMapName(cm.Name) {
-			names = append(names, cm.Name)
+		if names.IsConfigMapName(cm.Name) {
+			found = append(found, cm.Name)
 		}
 	}
-	slices.Sort(names)
-	return names, nil
+	slices.Sort(found)
+	return found, nil
 }
 
 // settled waits until the operator has stopped changing the Deployment and
@@ -232,7 +232,7 @@ func (o *operatorUnderTest) writeConfigMap(t *testing.T, name string, labels map
 	ctx := context.Background()
 	cm := &corev1.ConfigMap{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: operandNS, Labels: labels},
-		Data:       map[string]string{render.ConfigKey: config},
+		Data:       map[string]string{names.ConfigKey: config},
 	}
 	_, err := o.admin.Kube.CoreV1().ConfigMaps(operandNS).Update(ctx, cm, metav1.UpdateOptions{})
 	if apierrors.IsNotFound(err) {
@@ -257,7 +257,7 @@ func (o *operatorUnderTest) grantNamespacedRule(t *testing.T, also func(spec *se
 		}}
 	})
 	framework.WaitFor(context.Background(), t, "the extra Role", func() (bool, error) {
-		_, err := o.admin.Kube.RbacV1().Roles(operandNS).Get(context.Background(), render.ExtraRBACName, metav1.GetOptions{})
+		_, err := o.admin.Kube.RbacV1().Roles(operandNS).Get(context.Background(), names.ExtraRBACName, metav1.GetOptions{})
 		return err == nil, err
 	})
 }

@@ -3,6 +3,7 @@ package integration
 import (
 	"context"
 	"fmt"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
 	"slices"
 	"strings"
 	"sync"
@@ -18,7 +19,6 @@ import (
 
 	secondaryschedulerv1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/operandstatuscontroller"
-	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/targetconfigcontroller"
 	"github.com/openshift/secondary-scheduler-operator/test/framework"
 )
@@ -45,7 +45,7 @@ func (o *operatorUnderTest) waitForTemplate(t *testing.T, desc string, ok func(r
 			return false, err
 		}
 		r := framework.RolloutOf(d)
-		if name := configMapOf(d); name != render.ConfigMapNameFor(r.ConfigHash) {
+		if name := configMapOf(d); name != names.ConfigMapNameFor(r.ConfigHash) {
 			return false, fmt.Errorf("template %+v mounts ConfigMap %s", r, name)
 		}
 		return satisfied(ok(r), fmt.Sprintf("template %+v", r))
@@ -172,13 +172,13 @@ func TestFailedRolloutIsRolledBack(t *testing.T) {
 		}
 		expectFragments(t, out, "Decision: would roll back to configuration "+good.ConfigHash[:12]+" (RolloutFailed)", nopeError)
 		for hash, fragment := range map[string]string{good.ConfigHash: "secondary-scheduler", bad.ConfigHash: "Nope"} {
-			cm, err := o.admin.Kube.CoreV1().ConfigMaps(operandNS).Get(ctx, render.ConfigMapNameFor(hash), metav1.GetOptions{})
+			cm, err := o.admin.Kube.CoreV1().ConfigMaps(operandNS).Get(ctx, names.ConfigMapNameFor(hash), metav1.GetOptions{})
 			if err != nil {
 				t.Errorf("the ConfigMap of configuration %s: %v", hash, err)
 				continue
 			}
-			if cm.Immutable == nil || !*cm.Immutable || !strings.Contains(cm.Data[render.ConfigKey], fragment) {
-				t.Errorf("ConfigMap %s: immutable %v, config.yaml without %q:\n%s", cm.Name, cm.Immutable, fragment, cm.Data[render.ConfigKey])
+			if cm.Immutable == nil || !*cm.Immutable || !strings.Contains(cm.Data[names.ConfigKey], fragment) {
+				t.Errorf("ConfigMap %s: immutable %v, config.yaml without %q:\n%s", cm.Name, cm.Immutable, fragment, cm.Data[names.ConfigKey])
 			}
 		}
 	})
@@ -194,7 +194,7 @@ func TestFailedRolloutIsRolledBack(t *testing.T) {
 		framework.WaitFor(ctx, t, "the pod on the rolled-back configuration to be reported", func() (bool, error) {
 			c := o.condition(t, operandstatuscontroller.ConditionStaleConfig)
 			return satisfied(c != nil && c.Status == operatorv1.ConditionTrue &&
-				strings.Contains(c.Message, render.ConfigMapNameFor(good.ConfigHash)+" (first)") &&
+				strings.Contains(c.Message, names.ConfigMapNameFor(good.ConfigHash)+" (first)") &&
 				strings.Contains(c.Message, "rolled-back configuration") &&
 				gauges(t, "secondary_scheduler_operator_operand_pods_on_stale_config", "")[""] == 1, c)
 		})
@@ -258,7 +258,7 @@ func (o *operatorUnderTest) waitForConfigMaps(t *testing.T, hashes []string) {
 	t.Helper()
 	var want []string
 	for _, h := range hashes {
-		want = append(want, render.ConfigMapNameFor(h))
+		want = append(want, names.ConfigMapNameFor(h))
 	}
 	slices.Sort(want)
 	framework.WaitFor(context.Background(), t, fmt.Sprintf("config ConfigMaps %v", want), func() (bool, error) {

@@ -3,6 +3,7 @@ package integration
 import (
 	"context"
 	"fmt"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
 	"strings"
 	"testing"
 	"time"
@@ -62,10 +63,10 @@ func TestOperandIsCreatedAndRepaired(t *testing.T) {
 			return kube.RbacV1().ClusterRoleBindings().Delete(ctx, render.OperandBindingName(), metav1.DeleteOptions{})
 		}},
 		{"ClusterRole extra", func() error {
-			_, err := kube.RbacV1().ClusterRoles().Get(ctx, render.ExtraRBACName, metav1.GetOptions{})
+			_, err := kube.RbacV1().ClusterRoles().Get(ctx, names.ExtraRBACName, metav1.GetOptions{})
 			return err
 		}, func() error {
-			return kube.RbacV1().ClusterRoles().Delete(ctx, render.ExtraRBACName, metav1.DeleteOptions{})
+			return kube.RbacV1().ClusterRoles().Delete(ctx, names.ExtraRBACName, metav1.DeleteOptions{})
 		}},
 		{"RoleBinding in kube-system", func() error {
 			_, err := kube.RbacV1().RoleBindings("kube-system").Get(ctx, "secondary-scheduler-extension-apiserver-authentication-reader", metav1.GetOptions{})
@@ -113,19 +114,19 @@ func TestOperandIsCreatedAndRepaired(t *testing.T) {
 		if cm.Immutable == nil || !*cm.Immutable {
 			t.Errorf("ConfigMap %s: immutable = %v, want true", cm.Name, cm.Immutable)
 		}
-		if got, want := cm.Annotations[render.ConfigHashAnnotation], d.Spec.Template.Annotations[render.ConfigHashAnnotation]; got != want {
-			t.Errorf("ConfigMap %s: %s = %q, want the pod template's %q", cm.Name, render.ConfigHashAnnotation, got, want)
+		if got, want := cm.Annotations[names.ConfigHashAnnotation], d.Spec.Template.Annotations[names.ConfigHashAnnotation]; got != want {
+			t.Errorf("ConfigMap %s: %s = %q, want the pod template's %q", cm.Name, names.ConfigHashAnnotation, got, want)
 		}
-		if cm.Labels[render.ManagedByLabel] != render.ManagedByValue {
-			t.Errorf("ConfigMap %s: labels %v lack %s=%s", cm.Name, cm.Labels, render.ManagedByLabel, render.ManagedByValue)
+		if cm.Labels[names.ManagedByLabel] != names.ManagedByValue {
+			t.Errorf("ConfigMap %s: labels %v lack %s=%s", cm.Name, cm.Labels, names.ManagedByLabel, names.ManagedByValue)
 		}
-		want := cm.Data[render.ConfigKey]
+		want := cm.Data[names.ConfigKey]
 		edited := cm.DeepCopy()
-		edited.Data[render.ConfigKey] = "hand: edited\n"
+		edited.Data[names.ConfigKey] = "hand: edited\n"
 		_, err := kube.CoreV1().ConfigMaps(operandNS).Update(ctx, edited, metav1.UpdateOptions{})
 		framework.ExpectInvalid(t, err, "field is immutable")
 		got, err := kube.CoreV1().ConfigMaps(operandNS).Get(ctx, cm.Name, metav1.GetOptions{})
-		if err != nil || got.Data[render.ConfigKey] != want {
+		if err != nil || got.Data[names.ConfigKey] != want {
 			t.Errorf("ConfigMap %s after a refused edit: %v, %v", cm.Name, got, err)
 		}
 	})
@@ -137,7 +138,7 @@ func (o *operatorUnderTest) configMapName(t *testing.T) string {
 	status := o.waitForStatus(t, "status.configHash", func(s *secondaryschedulerv1.SecondarySchedulerStatus) (bool, any) {
 		return s.ConfigHash != "", s.ConfigHash
 	})
-	return render.ConfigMapNameFor(status.ConfigHash)
+	return names.ConfigMapNameFor(status.ConfigHash)
 }
 
 func TestRolloutsFollowInputsAndNothingElse(t *testing.T) {
@@ -155,11 +156,11 @@ func TestRolloutsFollowInputsAndNothingElse(t *testing.T) {
 	t.Run("user ConfigMap change rolls the Deployment", func(t *testing.T) {
 		o.setUserConfig(t, "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nprofiles:\n- schedulerName: secondary-scheduler\n- schedulerName: gang-scheduler\n")
 		after := o.waitForRollout(t, before, "the config change to roll the Deployment")
-		hash := after.Spec.Template.Annotations[render.ConfigHashAnnotation]
-		if hash == before.Spec.Template.Annotations[render.ConfigHashAnnotation] {
-			t.Errorf("the pod template's %s did not change", render.ConfigHashAnnotation)
+		hash := after.Spec.Template.Annotations[names.ConfigHashAnnotation]
+		if hash == before.Spec.Template.Annotations[names.ConfigHashAnnotation] {
+			t.Errorf("the pod template's %s did not change", names.ConfigHashAnnotation)
 		}
-		if got, want := configMapOf(after), render.ConfigMapNameFor(hash); got != want {
+		if got, want := configMapOf(after), names.ConfigMapNameFor(hash); got != want {
 			t.Errorf("the pod template mounts ConfigMap %s, want %s, the new configuration's", got, want)
 		}
 		framework.WaitFor(ctx, t, "both schedulerNames in status", func() (bool, error) {
@@ -214,8 +215,8 @@ func TestRolloutsFollowInputsAndNothingElse(t *testing.T) {
 	t.Run("removed rules delete their Role", func(t *testing.T) {
 		o.updateSpec(t, func(spec *secondaryschedulerv1.SecondarySchedulerSpec) { spec.RBAC = nil })
 		framework.WaitFor(ctx, t, "the extra Role and RoleBinding to be deleted", func() (bool, error) {
-			_, errRole := o.admin.Kube.RbacV1().Roles(operandNS).Get(ctx, render.ExtraRBACName, metav1.GetOptions{})
-			_, errBinding := o.admin.Kube.RbacV1().RoleBindings(operandNS).Get(ctx, render.ExtraRBACName, metav1.GetOptions{})
+			_, errRole := o.admin.Kube.RbacV1().Roles(operandNS).Get(ctx, names.ExtraRBACName, metav1.GetOptions{})
+			_, errBinding := o.admin.Kube.RbacV1().RoleBindings(operandNS).Get(ctx, names.ExtraRBACName, metav1.GetOptions{})
 			return apierrors.IsNotFound(errRole) && apierrors.IsNotFound(errBinding), nil
 		})
 	})
@@ -401,7 +402,7 @@ func TestManagementStates(t *testing.T) {
 				"config ConfigMap":        getErr(kube.CoreV1().ConfigMaps(operandNS).Get(ctx, managedConfig.Name, metav1.GetOptions{})),
 				"ServiceAccount":          getErr(kube.CoreV1().ServiceAccounts(operandNS).Get(ctx, operand, metav1.GetOptions{})),
 				"ClusterRoleBinding":      getErr(kube.RbacV1().ClusterRoleBindings().Get(ctx, render.OperandBindingName(), metav1.GetOptions{})),
-				"ClusterRole extra":       getErr(kube.RbacV1().ClusterRoles().Get(ctx, render.ExtraRBACName, metav1.GetOptions{})),
+				"ClusterRole extra":       getErr(kube.RbacV1().ClusterRoles().Get(ctx, names.ExtraRBACName, metav1.GetOptions{})),
 				"kube-system RoleBinding": getErr(kube.RbacV1().RoleBindings("kube-system").Get(ctx, "secondary-scheduler-extension-apiserver-authentication-reader", metav1.GetOptions{})),
 			} {
 				if !apierrors.IsNotFound(err) {
@@ -424,7 +425,7 @@ func TestManagementStates(t *testing.T) {
 		}
 		framework.WaitFor(ctx, t, "the config ConfigMap to be recreated", func() (bool, error) {
 			cm, err := o.mountedConfig(ctx, o.deployment(t))
-			return err == nil && cm.Data[render.ConfigKey] == managedConfig.Data[render.ConfigKey], err
+			return err == nil && cm.Data[names.ConfigKey] == managedConfig.Data[names.ConfigKey], err
 		})
 	})
 
@@ -433,12 +434,12 @@ func TestManagementStates(t *testing.T) {
 			t.Fatal(err)
 		}
 		framework.WaitFor(ctx, t, "the cluster-scoped objects to be deleted", func() (bool, error) {
-			for _, name := range []string{render.OperandBindingName(), render.ExtraRBACName} {
+			for _, name := range []string{render.OperandBindingName(), names.ExtraRBACName} {
 				if _, err := kube.RbacV1().ClusterRoleBindings().Get(ctx, name, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
 					return false, fmt.Errorf("ClusterRoleBinding %s still there (%v)", name, err)
 				}
 			}
-			_, err := kube.RbacV1().ClusterRoles().Get(ctx, render.ExtraRBACName, metav1.GetOptions{})
+			_, err := kube.RbacV1().ClusterRoles().Get(ctx, names.ExtraRBACName, metav1.GetOptions{})
 			return apierrors.IsNotFound(err), nil
 		})
 	})

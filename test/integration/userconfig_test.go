@@ -3,6 +3,7 @@ package integration
 import (
 	"context"
 	"fmt"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
 	"slices"
 	"testing"
 
@@ -11,7 +12,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	secondaryschedulerv1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1"
-	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render"
 	"github.com/openshift/secondary-scheduler-operator/test/framework"
 )
 
@@ -24,14 +24,14 @@ import (
 func TestUsersConfigMapIsNeverDeleted(t *testing.T) {
 	o := startOperator(t)
 	ctx := context.Background()
-	const name = render.ConfigMapName
+	const name = names.ConfigMapName
 	config := baseConfig + "- schedulerName: docs-scheduler\n"
 	for _, tc := range []struct {
 		name   string
 		labels map[string]string
 	}{
 		{"unlabelled", nil},
-		{"labelled like the operator's own", map[string]string{render.ManagedByLabel: render.ManagedByValue}},
+		{"labelled like the operator's own", map[string]string{names.ManagedByLabel: names.ManagedByValue}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Cleanup(func() {
@@ -49,9 +49,9 @@ func TestUsersConfigMapIsNeverDeleted(t *testing.T) {
 				if err != nil {
 					t.Fatalf("%s: the user's ConfigMap %s: %v", step, name, err)
 				}
-				if cm.ResourceVersion != written.ResourceVersion || cm.Data[render.ConfigKey] != config {
+				if cm.ResourceVersion != written.ResourceVersion || cm.Data[names.ConfigKey] != config {
 					t.Fatalf("%s: the user's ConfigMap was changed (resourceVersion %s, was %s):\n%s",
-						step, cm.ResourceVersion, written.ResourceVersion, cm.Data[render.ConfigKey])
+						step, cm.ResourceVersion, written.ResourceVersion, cm.Data[names.ConfigKey])
 				}
 			}
 			// The operator's config ConfigMaps: the user's is no longer one of
@@ -75,7 +75,7 @@ func TestUsersConfigMapIsNeverDeleted(t *testing.T) {
 						return false, err
 					}
 					mounted := configMapOf(d)
-					return satisfied(mounted == render.ConfigMapNameFor(ss.Status.ConfigHash) && mounted != name, mounted)
+					return satisfied(mounted == names.ConfigMapNameFor(ss.Status.ConfigHash) && mounted != name, mounted)
 				})
 				survives(step)
 			}

@@ -3,6 +3,7 @@ package admissionguardcontroller
 import (
 	"context"
 	"fmt"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
 	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -12,7 +13,6 @@ import (
 
 	simv1alpha1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/simulation/v1alpha1"
 	"github.com/openshift/secondary-scheduler-operator/pkg/generated/clientset/versioned"
-	"github.com/openshift/secondary-scheduler-operator/pkg/operator/operatorclient"
 )
 
 // The probe: a Simulator with another image, created with dryRun=All as an
@@ -22,7 +22,7 @@ import (
 // ValidatingAdmissionPolicy admission plugin admits it. The operator cannot
 // probe as itself: it may create pods, so the policy lets it set any field.
 const (
-	ProbeNamespace      = operatorclient.OperatorNamespace
+	ProbeNamespace      = names.OperatorNamespace
 	ProbeServiceAccount = "secondary-scheduler-operator-admission-probe"
 	// probeSimulator is never stored (dry run); a Simulator of that name that
 	// exists does not change the answer: admission runs before storage.

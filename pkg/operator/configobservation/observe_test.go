@@ -2,6 +2,7 @@ package configobservation
 
 import (
 	"encoding/json"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
 	"os"
 	"path"
 	"reflect"
@@ -62,7 +63,7 @@ func TestSchedulerProfileLayer(t *testing.T) {
 			continue
 		}
 		objs := renderWith(t, map[string]interface{}{"kubeSchedulerConfiguration": layer})
-		if cfg := objs.ConfigMap.Data[render.ConfigKey]; !strings.Contains(cfg, want) {
+		if cfg := objs.ConfigMap.Data[names.ConfigKey]; !strings.Contains(cfg, want) {
 			t.Errorf("%q: merged config lacks %q:\n%s", profile, want, cfg)
 		}
 	}
@@ -275,8 +276,8 @@ func TestProfileAssets(t *testing.T) {
 			t.Errorf("%s: want one profile, got %v", profile, profiles)
 			continue
 		}
-		if name, _, _ := unstructured.NestedString(profiles[0].(map[string]interface{}), "schedulerName"); name != render.DefaultSchedulerName {
-			t.Errorf("%s: schedulerName %q, want render.DefaultSchedulerName %q", asset, name, render.DefaultSchedulerName)
+		if name, _, _ := unstructured.NestedString(profiles[0].(map[string]interface{}), "schedulerName"); name != names.DefaultSchedulerName {
+			t.Errorf("%s: schedulerName %q, want names.DefaultSchedulerName %q", asset, name, names.DefaultSchedulerName)
 		}
 	}
 }

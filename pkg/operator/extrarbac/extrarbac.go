@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
 	"strings"
 
 	"github.com/openshift/library-go/pkg/operator/events"
@@ -33,13 +34,13 @@ type Writer struct {
 
 // NewWriter reads the cluster's and the operand namespace's informers of kubeInformers.
 func NewWriter(kube kubernetes.Interface, kubeInformers v1helpers.KubeInformersForNamespaces) Writer {
-	cluster, operand := kubeInformers.InformersFor("").Rbac().V1(), kubeInformers.InformersFor(render.OperandNamespace).Rbac().V1()
+	cluster, operand := kubeInformers.InformersFor("").Rbac().V1(), kubeInformers.InformersFor(names.OperandNamespace).Rbac().V1()
 	return Writer{
 		kube:                kube,
 		clusterRoles:        cluster.ClusterRoles().Lister(),
 		clusterRoleBindings: cluster.ClusterRoleBindings().Lister(),
-		roles:               operand.Roles().Lister().Roles(render.OperandNamespace),
-		roleBindings:        operand.RoleBindings().Lister().RoleBindings(render.OperandNamespace),
+		roles:               operand.Roles().Lister().Roles(names.OperandNamespace),
+		roleBindings:        operand.RoleBindings().Lister().RoleBindings(names.OperandNamespace),
 	}
 }
 
@@ -75,7 +76,7 @@ func (w Writer) Delete(ctx context.Context, recorder events.Recorder) error {
 }
 
 func (w Writer) deleteClusterScoped(ctx context.Context, recorder events.Recorder) error {
-	rbac, name := w.kube.RbacV1(), render.ExtraRBACName
+	rbac, name := w.kube.RbacV1(), names.ExtraRBACName
 	return errors.Join(
 		cached.Delete(ctx, recorder, "ClusterRoleBinding", "", name, w.clusterRoleBindings.Get, rbac.ClusterRoleBindings()),
 		cached.Delete(ctx, recorder, "ClusterRole", "", name, w.clusterRoles.Get, rbac.ClusterRoles()),
@@ -83,7 +84,7 @@ func (w Writer) deleteClusterScoped(ctx context.Context, recorder events.Recorde
 }
 
 func (w Writer) deleteNamespaced(ctx context.Context, recorder events.Recorder) error {
-	rbac, ns, name := w.kube.RbacV1(), render.OperandNamespace, render.ExtraRBACName
+	rbac, ns, name := w.kube.RbacV1(), names.OperandNamespace, names.ExtraRBACName
 	return errors.Join(
 		cached.Delete(ctx, recorder, "RoleBinding", ns, name, w.roleBindings.Get, rbac.RoleBindings(ns)),
 		cached.Delete(ctx, recorder, "Role", ns, name, w.roles.Get, rbac.Roles(ns)),
@@ -95,9 +96,9 @@ func (w Writer) deleteNamespaced(ctx context.Context, recorder events.Recorder) 
 // the rest of the spec waits for a fix. A role left with no rule is deleted
 // with its binding. Rules only ever leave here, so this never grants anything.
 func (w Writer) Revoke(ctx context.Context, recorder events.Recorder, ceiling render.Ceiling) error {
-	rbac, ns := w.kube.RbacV1(), render.OperandNamespace
+	rbac, ns := w.kube.RbacV1(), names.OperandNamespace
 	var errs []error
-	if role, err := cached.Get(w.clusterRoles.Get, render.ExtraRBACName); err != nil || role == nil {
+	if role, err := cached.Get(w.clusterRoles.Get, names.ExtraRBACName); err != nil || role == nil {
 		errs = append(errs, err)
 	} else if trimmed, revoke := trim(role.Rules, ceiling); revoke {
 		errs = append(errs, revoked(recorder, "ClusterRole "+role.Name, trimmed == nil, func() error {
@@ -110,7 +111,7 @@ func (w Writer) Revoke(ctx context.Context, recorder events.Recorder, ceiling re
 			return err
 		}))
 	}
-	if role, err := cached.Get(w.roles.Get, render.ExtraRBACName); err != nil || role == nil {
+	if role, err := cached.Get(w.roles.Get, names.ExtraRBACName); err != nil || role == nil {
 		errs = append(errs, err)
 	} else if trimmed, revoke := trim(role.Rules, ceiling); revoke {
 		errs = append(errs, revoked(recorder, "Role "+ns+"/"+role.Name, trimmed == nil, func() error {
@@ -138,10 +139,10 @@ func trim(rules []rbacv1.PolicyRule, ceiling render.Ceiling) ([]rbacv1.PolicyRul
 // revoked runs write and reports the revocation.
 func revoked(recorder events.Recorder, what string, all bool, write func() error) error {
 	if err := write(); err != nil && !apierrors.IsNotFound(err) {
-		return fmt.Errorf("revoking rules of %s that ClusterRole %s no longer holds: %w", what, render.GrantableClusterRole, err)
+		return fmt.Errorf("revoking rules of %s that ClusterRole %s no longer holds: %w", what, names.GrantableClusterRole, err)
 	}
 	if !all {
-		recorder.Warningf("RBACRevoked", "Removed from %s the rules ClusterRole %s no longer holds", what, render.GrantableClusterRole)
+		recorder.Warningf("RBACRevoked", "Removed from %s the rules ClusterRole %s no longer holds", what, names.GrantableClusterRole)
 	}
 	return nil
 }
@@ -151,7 +152,7 @@ func RefusedMessage(err error) string {
 	msg := err.Error()
 	if strings.Contains(msg, "attempting to grant RBAC permissions not currently held") {
 		return msg + "\nThe operator can grant only rules it holds itself: remove the rule from spec.rbac, " +
-			"or add it to the operator's ClusterRole " + render.GrantableClusterRole + ". The running scheduler is left as it is."
+			"or add it to the operator's ClusterRole " + names.GrantableClusterRole + ". The running scheduler is left as it is."
 	}
 	return msg + "\nThe running scheduler is left as it is."
 }

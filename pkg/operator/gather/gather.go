@@ -4,6 +4,7 @@
 package gather
 
 import (
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -47,7 +48,7 @@ func Gather(ss *secondaryschedulerv1.SecondaryScheduler, record rollout.Record, 
 		return nil, err
 	}
 	if lkg := in.Record.LastKnownGood; lkg != nil {
-		cm, err := cached.Get(src.ConfigMap, render.ConfigMapNameFor(lkg.ConfigHash))
+		cm, err := cached.Get(src.ConfigMap, names.ConfigMapNameFor(lkg.ConfigHash))
 		if err != nil {
 			return nil, err
 		}
@@ -67,19 +68,19 @@ func specInputs(ss *secondaryschedulerv1.SecondaryScheduler, in *render.Inputs, 
 			return err
 		}
 	}
-	cert, err := cached.Get(src.Secret, render.ServingCertSecretName)
+	cert, err := cached.Get(src.Secret, names.ServingCertSecretName)
 	if err != nil {
 		return err
 	}
 	in.ServingCertAvailable = cert != nil
-	ns, err := cached.Get(src.Namespace, render.OperandNamespace)
+	ns, err := cached.Get(src.Namespace, names.OperandNamespace)
 	if err != nil {
 		return err
 	}
 	if ns != nil {
 		in.PodSecurityEnforce = ns.Labels[render.PodSecurityEnforceLabel]
 	}
-	role, err := cached.Get(src.ClusterRole, render.GrantableClusterRole)
+	role, err := cached.Get(src.ClusterRole, names.GrantableClusterRole)
 	if err != nil {
 		return err
 	}
@@ -88,12 +89,12 @@ func specInputs(ss *secondaryschedulerv1.SecondaryScheduler, in *render.Inputs, 
 }
 
 // OperandPods selects the scheduler's pods.
-var OperandPods = labels.SelectorFromSet(labels.Set{"app.kubernetes.io/name": render.OperandName})
+var OperandPods = labels.SelectorFromSet(labels.Set{"app.kubernetes.io/name": names.OperandName})
 
 // live reads the scheduler's Deployment and pods, and what they say of the
 // rollout.
 func live(in *Inputs, src Sources) error {
-	d, err := cached.Get(src.Deployment, render.OperandName)
+	d, err := cached.Get(src.Deployment, names.OperandName)
 	if err != nil || d == nil {
 		return err
 	}

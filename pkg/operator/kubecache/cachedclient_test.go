@@ -2,14 +2,13 @@ package kubecache
 
 import (
 	"context"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
 	"testing"
 
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes/fake"
-
-	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render"
 )
 
 // A cluster-scoped object whose managed-by label was removed by hand is not in
@@ -19,7 +18,7 @@ import (
 func TestCachedClientFindsUnlabelledClusterObjects(t *testing.T) {
 	ctx := context.Background()
 	labelled := &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "labelled",
-		Labels: map[string]string{render.ManagedByLabel: render.ManagedByValue}}}
+		Labels: map[string]string{names.ManagedByLabel: names.ManagedByValue}}}
 	unlabelled := &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "unlabelled"}}
 	live := fake.NewClientset(labelled, unlabelled)
 	informers := NewKubeInformers(live)

@@ -4,10 +4,12 @@
 package kubecache
 
 import (
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
 	"reflect"
 	"time"
 
 	"github.com/openshift/library-go/pkg/operator/v1helpers"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/trim"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
@@ -18,9 +20,6 @@ import (
 	"k8s.io/client-go/kubernetes"
 	corev1listers "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
-
-	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render"
-	"github.com/openshift/secondary-scheduler-operator/pkg/operator/trim"
 )
 
 const (
@@ -36,20 +35,20 @@ const (
 // managed-by label, so the operator never caches what it does not own.
 func NewKubeInformers(kubeClient kubernetes.Interface) v1helpers.KubeInformersForNamespaces {
 	ownedOnly := informers.WithTweakListOptions(func(o *metav1.ListOptions) {
-		o.LabelSelector = labels.SelectorFromSet(labels.Set{render.ManagedByLabel: render.ManagedByValue}).String()
+		o.LabelSelector = labels.SelectorFromSet(labels.Set{names.ManagedByLabel: names.ManagedByValue}).String()
 	})
 	trimmed := informers.WithTransform(trim.Objects)
-	operand := informers.NewSharedInformerFactoryWithOptions(kubeClient, informerResync, informers.WithNamespace(render.OperandNamespace), trimmed)
+	operand := informers.NewSharedInformerFactoryWithOptions(kubeClient, informerResync, informers.WithNamespace(names.OperandNamespace), trimmed)
 	// library-go's static resources controller takes the informer of the
 	// operand Namespace from this factory; namespaces being cluster-scoped, it
 	// would cache every namespace of the cluster.
 	operand.InformerFor(&corev1.Namespace{}, func(client kubernetes.Interface, resync time.Duration) cache.SharedIndexInformer {
-		return corev1informers.NewFilteredNamespaceInformer(client, resync, cache.Indexers{}, Named(render.OperandNamespace))
+		return corev1informers.NewFilteredNamespaceInformer(client, resync, cache.Indexers{}, Named(names.OperandNamespace))
 	})
 	return scopedInformers{
-		render.OperandNamespace: operand,
-		KubeSystemNamespace:     informers.NewSharedInformerFactoryWithOptions(kubeClient, informerResync, informers.WithNamespace(KubeSystemNamespace), ownedOnly, trimmed),
-		"":                      informers.NewSharedInformerFactoryWithOptions(kubeClient, informerResync, ownedOnly, trimmed),
+		names.OperandNamespace: operand,
+		KubeSystemNamespace:    informers.NewSharedInformerFactoryWithOptions(kubeClient, informerResync, informers.WithNamespace(KubeSystemNamespace), ownedOnly, trimmed),
+		"":                     informers.NewSharedInformerFactoryWithOptions(kubeClient, informerResync, ownedOnly, trimmed),
 	}
 }
 
@@ -90,15 +89,15 @@ func (s scopedInformers) WaitForCacheSync(stopCh <-chan struct{}) map[string]map
 
 // The operator keeps ConfigMaps, Secrets and Pods only in the operand namespace.
 func (s scopedInformers) ConfigMapLister() corev1listers.ConfigMapLister {
-	return s[render.OperandNamespace].Core().V1().ConfigMaps().Lister()
+	return s[names.OperandNamespace].Core().V1().ConfigMaps().Lister()
 }
 
 func (s scopedInformers) SecretLister() corev1listers.SecretLister {
-	return s[render.OperandNamespace].Core().V1().Secrets().Lister()
+	return s[names.OperandNamespace].Core().V1().Secrets().Lister()
 }
 
 func (s scopedInformers) PodLister() corev1listers.PodLister {
-	return s[render.OperandNamespace].Core().V1().Pods().Lister()
+	return s[names.OperandNamespace].Core().V1().Pods().Lister()
 }
 
 // NewNamedClusterRoleInformers returns an informer factory whose ClusterRole

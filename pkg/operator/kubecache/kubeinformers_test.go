@@ -2,6 +2,7 @@ package kubecache
 
 import (
 	"context"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
 	"sync"
 	"testing"
 
@@ -12,8 +13,6 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes/fake"
 	clienttesting "k8s.io/client-go/testing"
-
-	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render"
 )
 
 // The static resources controller takes the informer of the operand Namespace
@@ -21,7 +20,7 @@ import (
 func TestOperandFactoryWatchesOnlyTheOperandNamespace(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	client := fake.NewClientset(&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: render.OperandNamespace}})
+	client := fake.NewClientset(&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: names.OperandNamespace}})
 	var mu sync.Mutex
 	selectors := sets.New[string]()
 	record := func(action clienttesting.Action) (bool, runtime.Object, error) {
@@ -40,17 +39,17 @@ func TestOperandFactoryWatchesOnlyTheOperandNamespace(t *testing.T) {
 		_, _, _ = record(action)
 		return false, nil, nil
 	})
-	factory := NewKubeInformers(client).InformersFor(render.OperandNamespace)
+	factory := NewKubeInformers(client).InformersFor(names.OperandNamespace)
 	informer := factory.Core().V1().Namespaces().Informer()
 	factory.Start(ctx.Done())
 	factory.WaitForCacheSync(ctx.Done())
 
 	mu.Lock()
 	defer mu.Unlock()
-	if want := "metadata.name=" + render.OperandNamespace; !selectors.Equal(sets.New(want)) {
+	if want := "metadata.name=" + names.OperandNamespace; !selectors.Equal(sets.New(want)) {
 		t.Errorf("the Namespace informer asked with field selectors %v, want only %q", sets.List(selectors), want)
 	}
-	if _, ok, _ := informer.GetStore().GetByKey(render.OperandNamespace); !ok {
+	if _, ok, _ := informer.GetStore().GetByKey(names.OperandNamespace); !ok {
 		t.Errorf("the operand Namespace is not cached")
 	}
 }

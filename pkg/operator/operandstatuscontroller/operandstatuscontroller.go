@@ -8,6 +8,7 @@ package operandstatuscontroller
 import (
 	"context"
 	"fmt"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
 	"slices"
 
 	operatorv1 "github.com/openshift/api/operator/v1"
@@ -27,7 +28,6 @@ import (
 	secondaryschedulerapply "github.com/openshift/secondary-scheduler-operator/pkg/generated/applyconfiguration/operator/v1"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/metrics"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/operatorclient"
-	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/report"
 )
 
@@ -61,12 +61,12 @@ const OperandVersionName = "secondary-scheduler"
 // versions receives the operand's version for the ClusterOperator.
 func NewOperandStatusController(operatorClient operatorclient.Interface,
 	kubeInformers v1helpers.KubeInformersForNamespaces, versions status.VersionGetter, recorder events.Recorder) factory.Controller {
-	operand := kubeInformers.InformersFor(render.OperandNamespace)
+	operand := kubeInformers.InformersFor(names.OperandNamespace)
 	c := &operandStatusController{
 		operatorClient:   operatorClient,
-		deploymentLister: operand.Apps().V1().Deployments().Lister().Deployments(render.OperandNamespace),
-		replicaSetLister: operand.Apps().V1().ReplicaSets().Lister().ReplicaSets(render.OperandNamespace),
-		podLister:        operand.Core().V1().Pods().Lister().Pods(render.OperandNamespace),
+		deploymentLister: operand.Apps().V1().Deployments().Lister().Deployments(names.OperandNamespace),
+		replicaSetLister: operand.Apps().V1().ReplicaSets().Lister().ReplicaSets(names.OperandNamespace),
+		podLister:        operand.Core().V1().Pods().Lister().Pods(names.OperandNamespace),
 		versions:         versions,
 	}
 	return factory.New().
@@ -136,7 +136,7 @@ func (c *operandStatusController) staleConfigCondition(ss *secondaryschedulerv1.
 	if state := ss.Spec.ManagementState; state == operatorv1.Managed || state == operatorv1.Force {
 		desired = ss.Status.ConfigHash
 		var err error
-		if d, err = c.deploymentLister.Get(render.OperandName); apierrors.IsNotFound(err) {
+		if d, err = c.deploymentLister.Get(names.OperandName); apierrors.IsNotFound(err) {
 			d = nil
 		} else if err != nil {
 			return operatorv1.OperatorCondition{}, err
@@ -155,9 +155,9 @@ func (c *operandStatusController) operandConditions(state operatorv1.ManagementS
 	if conditions := unmanagedConditions(state); conditions != nil {
 		return conditions, 0, nil
 	}
-	d, err := c.deploymentLister.Get(render.OperandName)
+	d, err := c.deploymentLister.Get(names.OperandName)
 	if apierrors.IsNotFound(err) {
-		msg := fmt.Sprintf("Deployment %s/%s does not exist yet", render.OperandNamespace, render.OperandName)
+		msg := fmt.Sprintf("Deployment %s/%s does not exist yet", names.OperandNamespace, names.OperandName)
 		return []operatorv1.OperatorCondition{
 			condition(OperandAvailable, operatorv1.ConditionFalse, "DeploymentMissing", msg),
 			condition(OperandProgressing, operatorv1.ConditionTrue, "DeploymentMissing", msg),
@@ -235,7 +235,7 @@ func deploymentConditions(d *appsv1.Deployment, pods []*corev1.Pod, replicaSets 
 // rolled out as the operand's version.
 func (c *operandStatusController) setOperandVersion(d *appsv1.Deployment) {
 	for _, container := range d.Spec.Template.Spec.Containers {
-		if container.Name == render.OperandName {
+		if container.Name == names.OperandName {
 			c.versions.SetVersion(OperandVersionName, container.Image)
 		}
 	}

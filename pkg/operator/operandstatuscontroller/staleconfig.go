@@ -2,14 +2,13 @@ package operandstatuscontroller
 
 import (
 	"fmt"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
 	"sort"
 	"strings"
 
 	operatorv1 "github.com/openshift/api/operator/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-
-	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render"
 )
 
 // ConditionStaleConfig is True while scheduler pods run a configuration other
@@ -33,7 +32,7 @@ func staleConfig(d *appsv1.Deployment, pods []*corev1.Pod, desired string, rolli
 		if pod.DeletionTimestamp != nil {
 			continue
 		}
-		if running := pod.Annotations[render.ConfigHashAnnotation]; running != desired {
+		if running := pod.Annotations[names.ConfigHashAnnotation]; running != desired {
 			byConfig[running] = append(byConfig[running], pod.Name)
 			stale++
 		}
@@ -42,20 +41,20 @@ func staleConfig(d *appsv1.Deployment, pods []*corev1.Pod, desired string, rolli
 		return ok, 0
 	}
 	var parts []string
-	for hash, names := range byConfig {
-		sort.Strings(names)
+	for hash, podNames := range byConfig {
+		sort.Strings(podNames)
 		what := "no recorded configuration"
 		if hash != "" {
-			what = "ConfigMap " + render.ConfigMapNameFor(hash)
+			what = "ConfigMap " + names.ConfigMapNameFor(hash)
 		}
-		parts = append(parts, fmt.Sprintf("%s (%s)", what, strings.Join(names, ", ")))
+		parts = append(parts, fmt.Sprintf("%s (%s)", what, strings.Join(podNames, ", ")))
 	}
 	sort.Strings(parts)
 	why := "pods outlived their rollout"
-	if d.Spec.Template.Annotations[render.ConfigHashAnnotation] != desired {
+	if d.Spec.Template.Annotations[names.ConfigHashAnnotation] != desired {
 		why = "the Deployment runs a rolled-back configuration (see status.failedRollout and TargetConfigControllerDegraded)"
 	}
 	return operatorv1.OperatorCondition{Type: ConditionStaleConfig, Status: operatorv1.ConditionTrue, Reason: "StaleConfig",
 		Message: fmt.Sprintf("%d scheduler pods run a configuration other than the merged one (ConfigMap %s): %s; %s",
-			stale, render.ConfigMapNameFor(desired), strings.Join(parts, "; "), why)}, stale
+			stale, names.ConfigMapNameFor(desired), strings.Join(parts, "; "), why)}, stale
 }

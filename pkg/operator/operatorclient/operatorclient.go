@@ -5,6 +5,7 @@ package operatorclient
 
 import (
 	"context"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
 
 	configv1 "github.com/openshift/api/config/v1"
 	operatorv1 "github.com/openshift/api/operator/v1"
@@ -16,15 +17,6 @@ import (
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render"
 )
 
-const (
-	// OperatorNamespace is where the operator itself runs.
-	OperatorNamespace = "openshift-secondary-scheduler-operator"
-	// OperandNamespace holds the scheduler Deployment, its ConfigMaps and its Lease.
-	OperandNamespace = render.OperandNamespace
-	// ClusterOperatorName is the ClusterOperator the operator reports to.
-	ClusterOperatorName = "secondary-scheduler"
-)
-
 // GVR is the SecondaryScheduler resource.
 var GVR = secondaryschedulerv1.SchemeGroupVersion.WithResource("secondaryschedulers")
 
@@ -34,24 +26,18 @@ var GVR = secondaryschedulerv1.SchemeGroupVersion.WithResource("secondaryschedul
 func RelatedObjects() []configv1.ObjectReference {
 	refs := []configv1.ObjectReference{
 		{Group: GVR.Group, Resource: GVR.Resource, Name: secondaryschedulerv1.SingletonName},
-		{Resource: "namespaces", Name: OperatorNamespace},
-		{Resource: "namespaces", Name: OperandNamespace},
+		{Resource: "namespaces", Name: names.OperatorNamespace},
+		{Resource: "namespaces", Name: names.OperandNamespace},
 	}
 	return append(refs,
-		configv1.ObjectReference{Group: rbacv1.GroupName, Resource: "clusterroles", Name: render.OperandClusterRoleName},
+		configv1.ObjectReference{Group: rbacv1.GroupName, Resource: "clusterroles", Name: names.OperandClusterRoleName},
 		configv1.ObjectReference{Group: rbacv1.GroupName, Resource: "clusterrolebindings", Name: render.OperandBindingName()},
-		configv1.ObjectReference{Group: rbacv1.GroupName, Resource: "clusterroles", Name: render.ExtraRBACName},
-		configv1.ObjectReference{Group: rbacv1.GroupName, Resource: "clusterrolebindings", Name: render.ExtraRBACName},
-		configv1.ObjectReference{Group: admissionregistrationv1.GroupName, Resource: "validatingadmissionpolicies", Name: SimulatorAdmissionName},
-		configv1.ObjectReference{Group: admissionregistrationv1.GroupName, Resource: "validatingadmissionpolicybindings", Name: SimulatorAdmissionName},
+		configv1.ObjectReference{Group: rbacv1.GroupName, Resource: "clusterroles", Name: names.ExtraRBACName},
+		configv1.ObjectReference{Group: rbacv1.GroupName, Resource: "clusterrolebindings", Name: names.ExtraRBACName},
+		configv1.ObjectReference{Group: admissionregistrationv1.GroupName, Resource: "validatingadmissionpolicies", Name: names.SimulatorAdmissionName},
+		configv1.ObjectReference{Group: admissionregistrationv1.GroupName, Resource: "validatingadmissionpolicybindings", Name: names.SimulatorAdmissionName},
 	)
 }
-
-// SimulatorAdmissionName names the ValidatingAdmissionPolicy that keeps
-// Simulators' pod fields from users who may not create pods, and its binding
-// (manifests/0000_50_secondary-scheduler-operator_03_simulator-admission.yaml;
-// admissionguardcontroller's tests check the two agree).
-const SimulatorAdmissionName = "secondary-scheduler-operator-simulator-pod-fields"
 
 // UnionConditionTypes are the roll-ups the operand status controller writes on
 // the SecondaryScheduler for `oc get`, with the status each has when no

@@ -2,6 +2,7 @@ package render
 
 import (
 	"fmt"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
 	"strings"
 
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -9,12 +10,6 @@ import (
 
 	secondaryschedulerv1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1"
 )
-
-// GrantableClusterRole holds every rule spec.rbac may grant. The API server's
-// own escalation check is no ceiling: it lets the operator grant whatever the
-// operator holds (pods create, RBAC writes ...), so each rule is judged here
-// against this role before anything is applied.
-const GrantableClusterRole = "secondary-scheduler-operator-grantable"
 
 // Ceiling is what spec.rbac is held to.
 type Ceiling struct {
@@ -43,7 +38,7 @@ func judgeCeiling(ss *secondaryschedulerv1.SecondaryScheduler, ceiling *Ceiling)
 	}
 	if ceiling.Role == nil {
 		return &RBACRefusedError{Ceiling: *ceiling, Problems: []string{fmt.Sprintf("ClusterRole %s does not exist, so spec.rbac can grant nothing: "+
-			"restore it (it ships in manifests/)", GrantableClusterRole)}}
+			"restore it (it ships in manifests/)", names.GrantableClusterRole)}}
 	}
 	src := "SecondaryScheduler " + ss.Name
 	problems := append(uncovered(src, "spec.rbac.clusterRules", r.ClusterRules, ceiling.Role.Rules),
@@ -64,7 +59,7 @@ func uncovered(src, field string, rules, grantable []rbacv1.PolicyRule) []string
 			}
 			problems = append(problems, fmt.Sprintf("%s: %s[%d]: grants %s, which ClusterRole %s does not hold; "+
 				"remove it, or have a cluster administrator add it to %s if the scheduler and every sidecar may have it",
-				src, field, i, strings.Join(parts, ", "), GrantableClusterRole, GrantableClusterRole))
+				src, field, i, strings.Join(parts, ", "), names.GrantableClusterRole, names.GrantableClusterRole))
 		}
 	}
 	return problems

@@ -2,6 +2,7 @@ package render
 
 import (
 	"fmt"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
 	"sort"
 	"strings"
 
@@ -54,12 +55,12 @@ func userLayer(ss *secondaryschedulerv1.SecondaryScheduler, cm *corev1.ConfigMap
 	if name == "" {
 		return nil, ""
 	}
-	ref := fmt.Sprintf("ConfigMap %s/%s", OperandNamespace, name)
+	ref := fmt.Sprintf("ConfigMap %s/%s", names.OperandNamespace, name)
 	if cm == nil {
 		return nil, fmt.Sprintf("%s: not found; create it with the scheduler configuration under key %s, or unset %s",
-			ref, ConfigKey, specSource(ss, "spec.schedulerConfig"))
+			ref, names.ConfigKey, specSource(ss, "spec.schedulerConfig"))
 	}
-	data, ok := cm.Data[ConfigKey]
+	data, ok := cm.Data[names.ConfigKey]
 	if !ok {
 		keys := make([]string, 0, len(cm.Data))
 		for k := range cm.Data {
@@ -67,9 +68,9 @@ func userLayer(ss *secondaryschedulerv1.SecondaryScheduler, cm *corev1.ConfigMap
 		}
 		sort.Strings(keys)
 		return nil, fmt.Sprintf("%s: no key %s (it has: %s); put the KubeSchedulerConfiguration under %s",
-			ref, ConfigKey, strings.Join(keys, ", "), ConfigKey)
+			ref, names.ConfigKey, strings.Join(keys, ", "), names.ConfigKey)
 	}
-	return &schedulerconfig.Layer{Source: ref + " " + ConfigKey, Data: []byte(data), ReplaceProfiles: true}, ""
+	return &schedulerconfig.Layer{Source: ref + " " + names.ConfigKey, Data: []byte(data), ReplaceProfiles: true}, ""
 }
 
 func specSource(ss *secondaryschedulerv1.SecondaryScheduler, path string) string {

@@ -2,6 +2,7 @@ package render
 
 import (
 	"fmt"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
 	"strings"
 	"testing"
 
@@ -77,8 +78,8 @@ func sizedInputs(profiles, sidecars int) Inputs {
 	return Inputs{
 		SecondaryScheduler: ss,
 		UserConfig: &corev1.ConfigMap{
-			ObjectMeta: metav1.ObjectMeta{Name: "sized", Namespace: OperandNamespace},
-			Data:       map[string]string{ConfigKey: config.String()},
+			ObjectMeta: metav1.ObjectMeta{Name: "sized", Namespace: names.OperandNamespace},
+			Data:       map[string]string{names.ConfigKey: config.String()},
 		},
 	}
 }

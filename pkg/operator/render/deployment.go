@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
 	"regexp"
 	"strconv"
 	"strings"
@@ -69,7 +70,7 @@ func servingCertificate(pod *corev1.PodSpec) {
 	})
 	pod.Volumes = append(pod.Volumes, corev1.Volume{
 		Name:         secondaryschedulerv1.ServingCertVolumeName,
-		VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{SecretName: ServingCertSecretName}},
+		VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{SecretName: names.ServingCertSecretName}},
 	})
 }
 
@@ -112,10 +113,10 @@ func hashes(d *appsv1.Deployment, configHash string) (string, error) {
 	if d.Spec.Template.Annotations == nil {
 		d.Spec.Template.Annotations = map[string]string{}
 	}
-	d.Spec.Template.Annotations[ConfigHashAnnotation] = configHash
+	d.Spec.Template.Annotations[names.ConfigHashAnnotation] = configHash
 	for i := range d.Spec.Template.Spec.Volumes {
 		if v := &d.Spec.Template.Spec.Volumes[i]; v.Name == secondaryschedulerv1.ConfigVolumeName {
-			v.ConfigMap.Name = ConfigMapNameFor(configHash)
+			v.ConfigMap.Name = names.ConfigMapNameFor(configHash)
 		}
 	}
 	// Hashed as rendered, before the template hash itself is added.
@@ -125,7 +126,7 @@ func hashes(d *appsv1.Deployment, configHash string) (string, error) {
 	}
 	sum := sha256.Sum256(data)
 	templateHash := hex.EncodeToString(sum[:8])
-	d.Spec.Template.Annotations[TemplateHashAnnotation] = templateHash
+	d.Spec.Template.Annotations[names.TemplateHashAnnotation] = templateHash
 	return templateHash, nil
 }
 
@@ -222,7 +223,7 @@ func schedulerArgs(spec *secondaryschedulerv1.SecondarySchedulerSpec, observed o
 		}
 	}
 	// Never in the user's args: validateSpec refuses it.
-	args = append(args, "--config="+configMountPath+"/"+ConfigKey)
+	args = append(args, "--config="+configMountPath+"/"+names.ConfigKey)
 	if !hasFlag(user, "v") {
 		args = append(args, fmt.Sprintf("-v=%d", verbosity[spec.LogLevel]))
 	}

@@ -2,6 +2,7 @@ package render
 
 import (
 	"bytes"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
 	"path/filepath"
 	"testing"
 )
@@ -17,7 +18,7 @@ func FuzzMerge(f *testing.F) {
 		in := readInputs(f, filepath.Join("testdata", "input", name+".yaml"))
 		cfg := ""
 		if in.UserConfig != nil {
-			cfg = in.UserConfig.Data[ConfigKey]
+			cfg = in.UserConfig.Data[names.ConfigKey]
 		}
 		f.Add(cfg, string(in.SecondaryScheduler.Spec.UnsupportedConfigOverrides.Raw))
 	}
@@ -46,14 +47,14 @@ func FuzzMerge(f *testing.F) {
 			}
 			return
 		}
-		if a, b := first.ConfigMap.Data[ConfigKey], second.ConfigMap.Data[ConfigKey]; a != b || first.ConfigHash != second.ConfigHash {
+		if a, b := first.ConfigMap.Data[names.ConfigKey], second.ConfigMap.Data[names.ConfigKey]; a != b || first.ConfigHash != second.ConfigHash {
 			t.Fatalf("not deterministic:\n%s\n---\n%s", a, b)
 		}
 		// What Render accepts, kube-scheduler must be able to read back: render it
 		// as the user layer of a fresh SecondaryScheduler.
-		again := withConfig(first.ConfigMap.Data[ConfigKey])
+		again := withConfig(first.ConfigMap.Data[names.ConfigKey])
 		if _, err := Render(again); err != nil {
-			t.Fatalf("the merged config does not render again: %v\n%s", err, first.ConfigMap.Data[ConfigKey])
+			t.Fatalf("the merged config does not render again: %v\n%s", err, first.ConfigMap.Data[names.ConfigKey])
 		}
 		if !bytes.Equal(printObjects(t, first), printObjects(t, second)) {
 			t.Fatal("objects differ between two renders of the same input")

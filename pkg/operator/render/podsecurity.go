@@ -2,6 +2,7 @@ package render
 
 import (
 	"fmt"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
 	"sync"
 
 	corev1 "k8s.io/api/core/v1"
@@ -89,7 +90,7 @@ func checkPodSecurity(src string, ss *secondaryschedulerv1.SecondaryScheduler, d
 		if agg := policy.AggregateCheckResults(results); !agg.Allowed {
 			errs.Addf(src, field, "namespace %s enforces Pod Security %q, which forbids %s; "+
 				"remove it, or run it elsewhere (a pod the namespace refuses would never start)",
-				OperandNamespace, level, agg.ForbiddenDetail())
+				names.OperandNamespace, level, agg.ForbiddenDetail())
 		}
 	}
 	bare := pod.DeepCopy()

@@ -2,7 +2,7 @@ package render
 
 import (
 	"fmt"
-	"strings"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -15,75 +15,22 @@ import (
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render/schedulerconfig"
 )
 
-// Fixed names. They live here rather than in operatorclient because the render
-// step may not import client code; operatorclient can alias them.
-const (
-	// OperandNamespace holds the scheduler Deployment, its ConfigMaps and its Lease.
-	OperandNamespace = "openshift-secondary-scheduler"
-	// OperandName names the Deployment, ServiceAccount, Lease and scheduler container.
-	OperandName = secondaryschedulerv1.SchedulerContainerName
-	// DefaultSchedulerName is the schedulerName of the default profile.
-	DefaultSchedulerName = "secondary-scheduler"
-	// ConfigMapName prefixes the operator-owned, immutable ConfigMaps that hold
-	// merged configurations, one per content hash (ConfigMapNameFor).
-	ConfigMapName = "secondary-scheduler-config"
-	// ConfigKey is the key of the scheduler configuration in both the user's and
-	// the operator's ConfigMap.
-	ConfigKey = "config.yaml"
-	// ExtraRBACName names the ClusterRole, ClusterRoleBinding, Role and RoleBinding
-	// that carry spec.rbac.
-	ExtraRBACName = "secondary-scheduler-extra"
-	// OperandClusterRoleName is what the scheduler's ServiceAccount holds
-	// cluster-wide; it ships in manifests/, and the operator binds it.
-	OperandClusterRoleName = "secondary-scheduler-operand"
-	// ServingCertSecretName is the Secret service-ca issues for the metrics Service.
-	ServingCertSecretName = "secondary-scheduler-serving-cert"
-
-	ManagedByLabel = "app.kubernetes.io/managed-by"
-	ManagedByValue = "secondary-scheduler-operator"
-
-	// ConfigHashAnnotation on the pod template and on a config ConfigMap holds
-	// the hash of the merged configuration the pods run with.
-	ConfigHashAnnotation = "operator.openshift.io/config-hash"
-	// TemplateHashAnnotation on the pod template identifies the template: pods
-	// carry it, so a failing rollout is known by it (Objects.TemplateHash).
-	TemplateHashAnnotation = "operator.openshift.io/template-hash"
-
-	configHashNameLength = 12
-)
-
-// ConfigMapNameFor names the immutable ConfigMap holding the merged
-// configuration with this hash: a pod never sees a configuration other than
-// the one it was started with, and an old one stays available for rollback.
-func ConfigMapNameFor(configHash string) string {
-	if len(configHash) > configHashNameLength {
-		configHash = configHash[:configHashNameLength]
-	}
-	return ConfigMapName + "-" + configHash
-}
-
-// IsConfigMapName tells whether name is one the operator gives config
-// ConfigMaps, the unhashed name of earlier releases included.
-func IsConfigMapName(name string) bool {
-	return name == ConfigMapName || strings.HasPrefix(name, ConfigMapName+"-")
-}
-
 // ConfigMapProblem says why cm is not a config ConfigMap the operator made,
 // or "" when it is: our label, immutable, and its name, hash annotation and
 // data agree. Only such a ConfigMap is mounted, kept for a rollback or
 // deleted; anyone may create a ConfigMap with our name and label, but not one
 // whose content hashes to its name.
 func ConfigMapProblem(cm *corev1.ConfigMap) string {
-	hash := cm.Annotations[ConfigHashAnnotation]
+	hash := cm.Annotations[names.ConfigHashAnnotation]
 	switch {
-	case cm.Labels[ManagedByLabel] != ManagedByValue:
-		return "it lacks label " + ManagedByLabel + "=" + ManagedByValue
+	case cm.Labels[names.ManagedByLabel] != names.ManagedByValue:
+		return "it lacks label " + names.ManagedByLabel + "=" + names.ManagedByValue
 	case cm.Immutable == nil || !*cm.Immutable:
 		return "it is not immutable"
-	case hash == "" || cm.Name != ConfigMapNameFor(hash):
-		return "its name does not match its " + ConfigHashAnnotation + " annotation"
-	case schedulerconfig.Hash([]byte(cm.Data[ConfigKey])) != hash:
-		return "its " + ConfigKey + " does not hash to its " + ConfigHashAnnotation + " annotation"
+	case hash == "" || cm.Name != names.ConfigMapNameFor(hash):
+		return "its name does not match its " + names.ConfigHashAnnotation + " annotation"
+	case schedulerconfig.Hash([]byte(cm.Data[names.ConfigKey])) != hash:
+		return "its " + names.ConfigKey + " does not hash to its " + names.ConfigHashAnnotation + " annotation"
 	}
 	return ""
 }
@@ -214,9 +161,9 @@ func fixedObjects(cfg *schedulerconfig.Config) *Objects {
 		SchedulerNames:      cfg.SchedulerNames,
 		ConfigHash:          cfg.Hash,
 	}
-	o.ConfigMap.Name = ConfigMapNameFor(cfg.Hash)
-	o.ConfigMap.Annotations = map[string]string{ConfigHashAnnotation: cfg.Hash}
-	o.ConfigMap.Data = map[string]string{ConfigKey: string(cfg.YAML)}
+	o.ConfigMap.Name = names.ConfigMapNameFor(cfg.Hash)
+	o.ConfigMap.Annotations = map[string]string{names.ConfigHashAnnotation: cfg.Hash}
+	o.ConfigMap.Data = map[string]string{names.ConfigKey: string(cfg.YAML)}
 	o.ConfigMap.Immutable = ptr.To(true)
 	return o
 }
@@ -226,7 +173,7 @@ func fixedObjects(cfg *schedulerconfig.Config) *Objects {
 // rollback goes only to a configuration the operator can vouch for.
 func renderRollback(in Inputs, observed observedConfig, mergedHash string) (*Pinned, error) {
 	lkg, cm := in.LastKnownGood, in.LastKnownGoodConfig
-	if lkg == nil || lkg.ConfigHash == mergedHash || cm == nil || cm.Name != ConfigMapNameFor(lkg.ConfigHash) || ConfigMapProblem(cm) != "" {
+	if lkg == nil || lkg.ConfigHash == mergedHash || cm == nil || cm.Name != names.ConfigMapNameFor(lkg.ConfigHash) || ConfigMapProblem(cm) != "" {
 		return nil, nil
 	}
 	d, templateHash, err := renderDeployment(templates().deployment.DeepCopy(), in.SecondaryScheduler, observed, lkg.ConfigHash, in.ServingCertAvailable)

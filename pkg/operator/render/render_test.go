@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"flag"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
 	"io"
 	"os"
 	"path/filepath"
@@ -83,7 +84,7 @@ func assertValidOutput(t *testing.T, objs *Objects) {
 	if err := yaml.UnmarshalStrict(dep, &appsv1.Deployment{}); err != nil {
 		t.Errorf("Deployment is not a strict apps/v1 Deployment: %v", err)
 	}
-	cfgJSON, err := yaml.YAMLToJSONStrict([]byte(objs.ConfigMap.Data[ConfigKey]))
+	cfgJSON, err := yaml.YAMLToJSONStrict([]byte(objs.ConfigMap.Data[names.ConfigKey]))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,14 +95,14 @@ func assertValidOutput(t *testing.T, objs *Objects) {
 	if cfg.APIVersion != "kubescheduler.config.k8s.io/v1" || cfg.Kind != "KubeSchedulerConfiguration" {
 		t.Errorf("config.yaml is %s %s", cfg.APIVersion, cfg.Kind)
 	}
-	if le := cfg.LeaderElection; le.LeaderElect == nil || !*le.LeaderElect || le.ResourceName != OperandName ||
-		le.ResourceNamespace != OperandNamespace || le.ResourceLock != "leases" {
+	if le := cfg.LeaderElection; le.LeaderElect == nil || !*le.LeaderElect || le.ResourceName != names.OperandName ||
+		le.ResourceNamespace != names.OperandNamespace || le.ResourceLock != "leases" {
 		t.Errorf("leader election is not the operator's lease: %+v", le)
 	}
 	for _, obj := range objs.All() {
 		m := obj.(metav1.Object)
-		if m.GetLabels()[ManagedByLabel] != ManagedByValue {
-			t.Errorf("%T %s has no %s label", obj, m.GetName(), ManagedByLabel)
+		if m.GetLabels()[names.ManagedByLabel] != names.ManagedByValue {
+			t.Errorf("%T %s has no %s label", obj, m.GetName(), names.ManagedByLabel)
 		}
 		if obj.GetObjectKind().GroupVersionKind().Kind == "" {
 			t.Errorf("%T %s has no kind", obj, m.GetName())
@@ -219,8 +220,8 @@ func TestStaticAssetsAreWhatRenderReturns(t *testing.T) {
 		if _, ok := rendered[key]; !ok {
 			t.Errorf("static asset %s (%s) is not among the rendered objects", name, key)
 		}
-		if om.Metadata.Labels[ManagedByLabel] != ManagedByValue {
-			t.Errorf("static asset %s lacks the %s label", name, ManagedByLabel)
+		if om.Metadata.Labels[names.ManagedByLabel] != names.ManagedByValue {
+			t.Errorf("static asset %s lacks the %s label", name, names.ManagedByLabel)
 		}
 	}
 	// The per-CR objects are never static.
@@ -251,8 +252,8 @@ func TestExtraRBAC(t *testing.T) {
 	}
 	role, binding := objs.Extra.Role, objs.Extra.RoleBinding
 	if objs.Extra.ClusterRole != nil || objs.Extra.ClusterRoleBinding != nil || role == nil || binding == nil ||
-		role.Name != ExtraRBACName || binding.RoleRef.Name != ExtraRBACName || role.Namespace != OperandNamespace {
-		t.Fatalf("namespacedRules did not give Role+RoleBinding %s alone: %+v", ExtraRBACName, objs.Extra)
+		role.Name != names.ExtraRBACName || binding.RoleRef.Name != names.ExtraRBACName || role.Namespace != names.OperandNamespace {
+		t.Fatalf("namespacedRules did not give Role+RoleBinding %s alone: %+v", names.ExtraRBACName, objs.Extra)
 	}
 	// The rendered rule must not alias the CR (controllers get it from a cache).
 	role.Rules[0].Verbs[0] = "delete"
@@ -287,7 +288,7 @@ func TestOnlyPodChangesRollThePods(t *testing.T) {
 	}
 	for name, mutate := range map[string]func(*Inputs){
 		"config": func(in *Inputs) {
-			in.UserConfig.Data[ConfigKey] = strings.Replace(in.UserConfig.Data[ConfigKey], "fluence", "fluence2", 1)
+			in.UserConfig.Data[names.ConfigKey] = strings.Replace(in.UserConfig.Data[names.ConfigKey], "fluence", "fluence2", 1)
 		},
 		"overrides": func(in *Inputs) {
 			in.SecondaryScheduler.Spec.UnsupportedConfigOverrides.Raw = []byte(`{"percentageOfNodesToScore":50}`)
@@ -295,7 +296,7 @@ func TestOnlyPodChangesRollThePods(t *testing.T) {
 	} {
 		got := render(mutate)
 		if got.ConfigHash == want.ConfigHash ||
-			got.Deployment.Spec.Template.Annotations[ConfigHashAnnotation] == want.Deployment.Spec.Template.Annotations[ConfigHashAnnotation] {
+			got.Deployment.Spec.Template.Annotations[names.ConfigHashAnnotation] == want.Deployment.Spec.Template.Annotations[names.ConfigHashAnnotation] {
 			t.Errorf("a %s change did not change the pod template's config hash", name)
 		}
 	}
@@ -344,10 +345,10 @@ func TestServingCert(t *testing.T) {
 		t.Errorf("args = %s", args)
 	}
 	last := pod.Volumes[len(pod.Volumes)-1]
-	if last.Name != secondaryschedulerv1.ServingCertVolumeName || last.Secret == nil || last.Secret.SecretName != ServingCertSecretName {
+	if last.Name != secondaryschedulerv1.ServingCertVolumeName || last.Secret == nil || last.Secret.SecretName != names.ServingCertSecretName {
 		t.Errorf("no serving cert volume: %+v", pod.Volumes)
 	}
-	if objs.Service.Annotations["service.beta.openshift.io/serving-cert-secret-name"] != ServingCertSecretName {
+	if objs.Service.Annotations["service.beta.openshift.io/serving-cert-secret-name"] != names.ServingCertSecretName {
 		t.Error("the Service does not ask service-ca for the serving cert")
 	}
 }
@@ -375,11 +376,11 @@ func TestConfigMapProblem(t *testing.T) {
 		forge func(*corev1.ConfigMap)
 		want  string
 	}{
-		"other data":          {func(cm *corev1.ConfigMap) { cm.Data[ConfigKey] += "# more\n" }, "does not hash to"},
+		"other data":          {func(cm *corev1.ConfigMap) { cm.Data[names.ConfigKey] += "# more\n" }, "does not hash to"},
 		"mutable":             {func(cm *corev1.ConfigMap) { cm.Immutable = nil }, "not immutable"},
-		"renamed":             {func(cm *corev1.ConfigMap) { cm.Name = ConfigMapName + "-000000000000" }, "name does not match"},
+		"renamed":             {func(cm *corev1.ConfigMap) { cm.Name = names.ConfigMapName + "-000000000000" }, "name does not match"},
 		"no annotation":       {func(cm *corev1.ConfigMap) { cm.Annotations = nil }, "name does not match"},
-		"annotation replaced": {func(cm *corev1.ConfigMap) { cm.Annotations[ConfigHashAnnotation] = "00" }, "name does not match"},
+		"annotation replaced": {func(cm *corev1.ConfigMap) { cm.Annotations[names.ConfigHashAnnotation] = "00" }, "name does not match"},
 		"unlabelled":          {func(cm *corev1.ConfigMap) { cm.Labels = nil }, "lacks label"},
 	} {
 		t.Run(name, func(t *testing.T) {
@@ -395,11 +396,11 @@ func TestConfigMapProblem(t *testing.T) {
 func TestSchedulerConfigMayNotNameTheOperatorsConfigMaps(t *testing.T) {
 	// The bare name is the user's, as OpenShift's docs name it.
 	bare := withConfig("profiles: [{schedulerName: a}]\n")
-	bare.SecondaryScheduler.Spec.SchedulerConfig, bare.UserConfig.Name = ConfigMapName, ConfigMapName
+	bare.SecondaryScheduler.Spec.SchedulerConfig, bare.UserConfig.Name = names.ConfigMapName, names.ConfigMapName
 	if _, err := Render(bare); err != nil {
-		t.Errorf("schedulerConfig %s: %v", ConfigMapName, err)
+		t.Errorf("schedulerConfig %s: %v", names.ConfigMapName, err)
 	}
-	for _, name := range []string{ConfigMapName + "-0123456789ab", ConfigMapName + "-mine"} {
+	for _, name := range []string{names.ConfigMapName + "-0123456789ab", names.ConfigMapName + "-mine"} {
 		in := withConfig("profiles: [{schedulerName: a}]\n")
 		in.SecondaryScheduler.Spec.SchedulerConfig = name
 		in.UserConfig.Name = name

@@ -90,14 +90,6 @@ func OperandBindingName() string {
 	return templates().operandBinding.Name
 }
 
-// FormerOperandBindingNames are the bindings to system:kube-scheduler and
-// system:volume-scheduler that earlier releases made: they grant the default
-// scheduler's lock, so they are deleted wherever they are found.
-var FormerOperandBindingNames = []string{
-	"secondary-scheduler-system-kube-scheduler",
-	"secondary-scheduler-system-volume-scheduler",
-}
-
 // setTypeMeta sets apiVersion and kind, which the decoders leave empty, so the
 // objects print (and apply) as complete manifests.
 func setTypeMeta(obj runtime.Object) {

@@ -1,6 +1,7 @@
 package render
 
 import (
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
 	"path"
 	"strings"
 
@@ -31,9 +32,9 @@ func validateSpec(ss *secondaryschedulerv1.SecondaryScheduler, servingCert bool,
 	// The bare secondary-scheduler-config is the name OpenShift's docs give the
 	// user's ConfigMap (the operator's own went by it before they were named by
 	// content); only the content-named ones are the operator's.
-	if strings.HasPrefix(spec.SchedulerConfig, ConfigMapName+"-") {
+	if strings.HasPrefix(spec.SchedulerConfig, names.ConfigMapName+"-") {
 		errs.Addf(src, "spec.schedulerConfig", "%q is a name the operator gives its own ConfigMaps (%s-<hash>); name yours otherwise",
-			spec.SchedulerConfig, ConfigMapName)
+			spec.SchedulerConfig, names.ConfigMapName)
 	}
 	if spec.Replicas != nil && *spec.Replicas < 1 {
 		errs.Addf(src, "spec.replicas", "must be at least 1, not %d; set managementState: Removed to stop the scheduler", *spec.Replicas)
@@ -172,7 +173,7 @@ func checkMounts(src, field string, mounts []corev1.VolumeMount, volumes map[str
 			continue
 		}
 		if m.Name == secondaryschedulerv1.ServingCertVolumeName {
-			errs.Addf(src, problem.Index(field, i)+".name", "volume %q exists only once service-ca has issued Secret %s", m.Name, ServingCertSecretName)
+			errs.Addf(src, problem.Index(field, i)+".name", "volume %q exists only once service-ca has issued Secret %s", m.Name, names.ServingCertSecretName)
 			continue
 		}
 		errs.Addf(src, problem.Index(field, i)+".name", "no volume %q; add it to spec.volumes", m.Name)

@@ -2,6 +2,7 @@ package render
 
 import (
 	"fmt"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
 	"strings"
 	"testing"
 
@@ -22,8 +23,8 @@ func withConfig(cfg string) Inputs {
 	in := minimalInputs()
 	in.SecondaryScheduler.Spec.SchedulerConfig = "my-config"
 	in.UserConfig = &corev1.ConfigMap{
-		ObjectMeta: metav1.ObjectMeta{Name: "my-config", Namespace: OperandNamespace},
-		Data:       map[string]string{ConfigKey: cfg},
+		ObjectMeta: metav1.ObjectMeta{Name: "my-config", Namespace: names.OperandNamespace},
+		Data:       map[string]string{names.ConfigKey: cfg},
 	}
 	return in
 }

@@ -2,6 +2,7 @@ package rollout
 
 import (
 	"fmt"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
 
 	appsv1 "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -115,7 +116,7 @@ func Decide(in Inputs) Decision {
 			"pod template (image, command, sidecars ...) made them fail. The previous pods keep serving; fix the spec."
 	case desired.Rollback == nil || desired.Rollback.ConfigHash != lkg.ConfigHash:
 		d.Message = what + fmt.Sprintf("ConfigMap %s of the last configuration that ran is gone, "+
-			"so it cannot be rolled back to. The previous pods keep serving; fix the input.", render.ConfigMapNameFor(lkg.ConfigHash))
+			"so it cannot be rolled back to. The previous pods keep serving; fix the input.", names.ConfigMapNameFor(lkg.ConfigHash))
 	default:
 		d.Action, d.Deployment, d.ConfigHash = RollBack, desired.Rollback.Deployment, lkg.ConfigHash
 		d.Message = what + fmt.Sprintf("Rolled back to configuration %s, the last that ran. Fix the input "+

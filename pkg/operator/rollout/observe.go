@@ -7,6 +7,7 @@ package rollout
 
 import (
 	"fmt"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
 	"sort"
 	"strings"
 
@@ -15,7 +16,6 @@ import (
 
 	secondaryschedulerv1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/message"
-	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render"
 )
 
 // MaxFailureMessage bounds what a pod's termination message adds to status.
@@ -48,8 +48,8 @@ func Complete(d *appsv1.Deployment) bool {
 // from finishing fails it at the Deployment's progress deadline.
 func Observe(d *appsv1.Deployment, pods []*corev1.Pod) Observed {
 	o := Observed{Current: secondaryschedulerv1.Rollout{
-		ConfigHash:   d.Spec.Template.Annotations[render.ConfigHashAnnotation],
-		TemplateHash: d.Spec.Template.Annotations[render.TemplateHashAnnotation],
+		ConfigHash:   d.Spec.Template.Annotations[names.ConfigHashAnnotation],
+		TemplateHash: d.Spec.Template.Annotations[names.TemplateHashAnnotation],
 	}}
 	if d.Status.ObservedGeneration != d.Generation {
 		return o // the Deployment controller has not seen this template yet
@@ -70,7 +70,7 @@ func Observe(d *appsv1.Deployment, pods []*corev1.Pod) Observed {
 func firstCrash(pods []*corev1.Pod, templateHash string) string {
 	var crashes []string
 	for _, p := range pods {
-		if p.DeletionTimestamp != nil || p.Annotations[render.TemplateHashAnnotation] != templateHash {
+		if p.DeletionTimestamp != nil || p.Annotations[names.TemplateHashAnnotation] != templateHash {
 			continue
 		}
 		statuses := append(append([]corev1.ContainerStatus{}, p.Status.InitContainerStatuses...), p.Status.ContainerStatuses...)

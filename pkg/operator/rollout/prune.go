@@ -1,6 +1,7 @@
 package rollout
 
 import (
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
 	"sort"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -33,10 +34,10 @@ func InUse(desiredConfigHash string, record Record, applied *appsv1.Deployment, 
 		}
 	}
 	if desiredConfigHash != "" {
-		keep[render.ConfigMapNameFor(desiredConfigHash)] = true
+		keep[names.ConfigMapNameFor(desiredConfigHash)] = true
 	}
 	if lkg := record.LastKnownGood; lkg != nil {
-		keep[render.ConfigMapNameFor(lkg.ConfigHash)] = true
+		keep[names.ConfigMapNameFor(lkg.ConfigHash)] = true
 	}
 	return keep
 }
@@ -50,8 +51,8 @@ func StaleConfigMaps(all []*corev1.ConfigMap, keep map[string]bool, userConfig s
 		// Only what the operator made: one that merely carries our name and
 		// label is someone else's. Earlier releases wrote one mutable
 		// ConfigMap under the bare name; it goes on upgrade.
-		former := cm.Name == render.ConfigMapName && cm.Labels[render.ManagedByLabel] == render.ManagedByValue
-		if !render.IsConfigMapName(cm.Name) || keep[cm.Name] || cm.Name == userConfig || (render.ConfigMapProblem(cm) != "" && !former) {
+		former := cm.Name == names.ConfigMapName && cm.Labels[names.ManagedByLabel] == names.ManagedByValue
+		if !names.IsConfigMapName(cm.Name) || keep[cm.Name] || cm.Name == userConfig || (render.ConfigMapProblem(cm) != "" && !former) {
 			continue
 		}
 		candidates = append(candidates, cm)

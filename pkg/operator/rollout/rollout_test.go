@@ -3,6 +3,7 @@ package rollout
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
 	"strings"
 	"testing"
 	"time"
@@ -18,7 +19,7 @@ import (
 
 func deployment(template string, status appsv1.DeploymentStatus) *appsv1.Deployment {
 	d := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Generation: 2}, Spec: appsv1.DeploymentSpec{Replicas: ptr.To[int32](1)}}
-	d.Spec.Template.Annotations = map[string]string{render.TemplateHashAnnotation: template, render.ConfigHashAnnotation: "cfg-" + template}
+	d.Spec.Template.Annotations = map[string]string{names.TemplateHashAnnotation: template, names.ConfigHashAnnotation: "cfg-" + template}
 	status.ObservedGeneration = 2
 	d.Status = status
 	return d
@@ -26,7 +27,7 @@ func deployment(template string, status appsv1.DeploymentStatus) *appsv1.Deploym
 
 func pod(template string, statuses ...corev1.ContainerStatus) *corev1.Pod {
 	return &corev1.Pod{
-		ObjectMeta: metav1.ObjectMeta{Name: "p-" + template, Annotations: map[string]string{render.TemplateHashAnnotation: template}},
+		ObjectMeta: metav1.ObjectMeta{Name: "p-" + template, Annotations: map[string]string{names.TemplateHashAnnotation: template}},
 		Status:     corev1.PodStatus{ContainerStatuses: statuses},
 	}
 }
@@ -188,20 +189,20 @@ func TestStaleConfigMaps(t *testing.T) {
 		sum := sha256.Sum256([]byte(data))
 		hash := hex.EncodeToString(sum[:])
 		return &corev1.ConfigMap{
-			ObjectMeta: metav1.ObjectMeta{Name: render.ConfigMapNameFor(hash), CreationTimestamp: metav1.NewTime(now.Add(-age)),
-				Labels: map[string]string{render.ManagedByLabel: render.ManagedByValue}, Annotations: map[string]string{render.ConfigHashAnnotation: hash}},
-			Data: map[string]string{render.ConfigKey: data}, Immutable: ptr.To(true),
+			ObjectMeta: metav1.ObjectMeta{Name: names.ConfigMapNameFor(hash), CreationTimestamp: metav1.NewTime(now.Add(-age)),
+				Labels: map[string]string{names.ManagedByLabel: names.ManagedByValue}, Annotations: map[string]string{names.ConfigHashAnnotation: hash}},
+			Data: map[string]string{names.ConfigKey: data}, Immutable: ptr.To(true),
 		}
 	}
 	a, b, c, d, e := made("a", time.Minute), made("b", 2*time.Minute), made("c", 3*time.Minute), made("d", 4*time.Minute), made("e", 5*time.Minute)
 	former := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "secondary-scheduler-config", CreationTimestamp: metav1.NewTime(now.Add(-6 * time.Minute)),
-		Labels: map[string]string{render.ManagedByLabel: render.ManagedByValue}}}
+		Labels: map[string]string{names.ManagedByLabel: names.ManagedByValue}}}
 	unlabelled := made("f", 7*time.Minute)
 	unlabelled.Labels = nil
 	// Labelled and named like ours, but its data is not what its name says:
 	// someone else's, never deleted.
 	forged := made("g", 8*time.Minute)
-	forged.Data[render.ConfigKey] = "forged"
+	forged.Data[names.ConfigKey] = "forged"
 	mutable := made("h", 9*time.Minute)
 	mutable.Immutable = nil
 	users := made("i", 10*time.Minute)

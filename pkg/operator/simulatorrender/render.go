@@ -9,6 +9,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
 	"strconv"
 	"strings"
 
@@ -19,12 +20,11 @@ import (
 	"k8s.io/utils/ptr"
 
 	simv1alpha1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/simulation/v1alpha1"
-	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render"
 )
 
 const (
 	// SimulatorLabel is on every Pod, Service and NetworkPolicy rendered for a
-	// Simulator, beside render.ManagedByLabel; its value is the name of the
+	// Simulator, beside names.ManagedByLabel; its value is the name of the
 	// owning Simulator. The simulator controller's informers are filtered by
 	// both.
 	SimulatorLabel = "simulation.kube-scheduler-simulator.x-k8s.io/simulator"
@@ -193,7 +193,7 @@ func ownLabels(sim *simv1alpha1.Simulator, labels map[string]string) map[string]
 		labels = map[string]string{}
 	}
 	labels[SimulatorLabel] = sim.Name
-	labels[render.ManagedByLabel] = render.ManagedByValue
+	labels[names.ManagedByLabel] = names.ManagedByValue
 	return labels
 }
 

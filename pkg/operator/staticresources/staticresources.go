@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
 	"slices"
 	"strings"
 
@@ -95,7 +96,7 @@ func stateIs(client v1helpers.OperatorClient, states ...operatorv1.ManagementSta
 // ApplyNamespace would overwrite them. The target config controller calls it
 // before the Deployment: its pods are held to the level the namespace enforces.
 func EnsurePodSecurityLabels(ctx context.Context, kube kubernetes.Interface, namespaces corev1listers.NamespaceLister, recorder events.Recorder) error {
-	ns, err := cached.Get(namespaces.Get, render.OperandNamespace)
+	ns, err := cached.Get(namespaces.Get, names.OperandNamespace)
 	if err != nil || ns == nil {
 		return err // absent, the static resources controller creates it, with its labels
 	}

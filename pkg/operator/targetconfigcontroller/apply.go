@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
 
 	operatorv1 "github.com/openshift/api/operator/v1"
 	"github.com/openshift/library-go/pkg/operator/events"
@@ -107,11 +108,11 @@ func (c *targetConfigController) applyDeployment(ctx context.Context, recorder e
 // pruneConfigMaps deletes the config ConfigMaps the operator made that are
 // not in keep, beyond the newest retain; never the user's own.
 func (c *targetConfigController) pruneConfigMaps(ctx context.Context, recorder events.Recorder, keep map[string]bool, userConfig string, retain int) error {
-	all, err := c.configMapLister.List(labels.SelectorFromSet(labels.Set{render.ManagedByLabel: render.ManagedByValue}))
+	all, err := c.configMapLister.List(labels.SelectorFromSet(labels.Set{names.ManagedByLabel: names.ManagedByValue}))
 	if err != nil {
 		return err
 	}
-	ns := render.OperandNamespace
+	ns := names.OperandNamespace
 	var errs []error
 	for _, name := range rollout.StaleConfigMaps(all, keep, userConfig, retain) {
 		errs = append(errs, cached.Delete(ctx, recorder, "ConfigMap", ns, name, c.configMapLister.Get, c.kubeClient.CoreV1().ConfigMaps(ns)))
@@ -126,7 +127,7 @@ func (c *targetConfigController) pruneConfigMaps(ctx context.Context, recorder e
 func (c *targetConfigController) deleteFormerBindings(ctx context.Context, recorder events.Recorder) error {
 	live := c.kubeClient.RbacV1().ClusterRoleBindings()
 	var errs []error
-	for _, name := range render.FormerOperandBindingNames {
+	for _, name := range names.FormerOperandBindingNames {
 		errs = append(errs, cached.Delete(ctx, recorder, "ClusterRoleBinding", "", name, c.formerBindings.Get, live))
 	}
 	return errors.Join(errs...)
@@ -137,9 +138,9 @@ func (c *targetConfigController) deleteFormerBindings(ctx context.Context, recor
 // resources controller's to delete. The operand namespace stays: it holds the
 // user's own ConfigMap, which must survive a Removed/Managed round trip.
 func (c *targetConfigController) deleteOperand(ctx context.Context, recorder events.Recorder, userConfig string) error {
-	ns := render.OperandNamespace
+	ns := names.OperandNamespace
 	return errors.Join(
-		cached.Delete(ctx, recorder, "Deployment", ns, render.OperandName, c.deployments.Get, c.kubeClient.AppsV1().Deployments(ns)),
+		cached.Delete(ctx, recorder, "Deployment", ns, names.OperandName, c.deployments.Get, c.kubeClient.AppsV1().Deployments(ns)),
 		c.pruneConfigMaps(ctx, recorder, nil, userConfig, 0),
 		c.extraRBAC.Delete(ctx, recorder),
 		c.deleteFormerBindings(ctx, recorder),

@@ -8,6 +8,7 @@ package targetconfigcontroller
 import (
 	"context"
 	"errors"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
 	"time"
 
 	operatorv1 "github.com/openshift/api/operator/v1"
@@ -84,7 +85,7 @@ func NewTargetConfigController(operatorClient operatorclient.Interface, kubeClie
 
 func newController(operatorClient operatorclient.Interface, kubeClient kubernetes.Interface, kubeInformers v1helpers.KubeInformersForNamespaces,
 	grantable rbacv1informers.ClusterRoleInformer, deleteStatic func(ctx context.Context, recorder events.Recorder) error, observerWait time.Duration) *targetConfigController {
-	operand, cluster := kubeInformers.InformersFor(render.OperandNamespace), kubeInformers.InformersFor("")
+	operand, cluster := kubeInformers.InformersFor(names.OperandNamespace), kubeInformers.InformersFor("")
 	return &targetConfigController{
 		informers: []factory.Informer{
 			operatorClient.Informer(),
@@ -104,15 +105,15 @@ func newController(operatorClient operatorclient.Interface, kubeClient kubernete
 		operatorClient: operatorClient,
 		kubeClient:     kubeClient,
 		sources: gather.Sources{
-			ConfigMap:   operand.Core().V1().ConfigMaps().Lister().ConfigMaps(render.OperandNamespace).Get,
-			Secret:      operand.Core().V1().Secrets().Lister().Secrets(render.OperandNamespace).Get,
+			ConfigMap:   operand.Core().V1().ConfigMaps().Lister().ConfigMaps(names.OperandNamespace).Get,
+			Secret:      operand.Core().V1().Secrets().Lister().Secrets(names.OperandNamespace).Get,
 			Namespace:   cluster.Core().V1().Namespaces().Lister().Get,
 			ClusterRole: grantable.Lister().Get,
-			Deployment:  operand.Apps().V1().Deployments().Lister().Deployments(render.OperandNamespace).Get,
-			Pods:        operand.Core().V1().Pods().Lister().Pods(render.OperandNamespace).List,
+			Deployment:  operand.Apps().V1().Deployments().Lister().Deployments(names.OperandNamespace).Get,
+			Pods:        operand.Core().V1().Pods().Lister().Pods(names.OperandNamespace).List,
 		},
-		configMapLister: operand.Core().V1().ConfigMaps().Lister().ConfigMaps(render.OperandNamespace),
-		deployments:     operand.Apps().V1().Deployments().Lister().Deployments(render.OperandNamespace),
+		configMapLister: operand.Core().V1().ConfigMaps().Lister().ConfigMaps(names.OperandNamespace),
+		deployments:     operand.Apps().V1().Deployments().Lister().Deployments(names.OperandNamespace),
 		namespaces:      cluster.Core().V1().Namespaces().Lister(),
 		formerBindings:  cluster.Rbac().V1().ClusterRoleBindings().Lister(),
 		extraRBAC:       extrarbac.NewWriter(kubeClient, kubeInformers),

@@ -3,6 +3,7 @@ package targetconfigcontroller
 import (
 	"context"
 	"errors"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
 	"slices"
 	"strings"
 
@@ -77,7 +78,7 @@ func (c *targetConfigController) ownStatus(ss *secondaryschedulerv1.SecondarySch
 	if cond := v1helpers.FindOperatorCondition(ss.Status.Conditions, ConditionType); cond != nil {
 		own.condition = *cond
 	}
-	own.deployment = resourcemerge.GenerationFor(ss.Status.Generations, deployments, render.OperandNamespace, render.OperandName).DeepCopy()
+	own.deployment = resourcemerge.GenerationFor(ss.Status.Generations, deployments, names.OperandNamespace, names.OperandName).DeepCopy()
 	return own
 }
 
@@ -122,7 +123,7 @@ func (c *targetConfigController) rolledOut(ctx context.Context, ss *secondarysch
 	}
 	if own.configHash != "" && own.configHash != objs.ConfigHash && !failed {
 		c.recorderOn(ss).Eventf("ConfigurationChanged", "rolling out the merged configuration in ConfigMap %s (schedulerNames %s)",
-			render.ConfigMapNameFor(objs.ConfigHash), strings.Join(objs.SchedulerNames, ", "))
+			names.ConfigMapNameFor(objs.ConfigHash), strings.Join(objs.SchedulerNames, ", "))
 	}
 	var generations []operatorv1.GenerationStatus
 	resourcemerge.SetDeploymentGeneration(&generations, d)

@@ -3,6 +3,7 @@ package targetconfigcontroller
 import (
 	"context"
 	"fmt"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
 	"strings"
 	"testing"
 	"time"
@@ -76,7 +77,7 @@ type syncFixture struct {
 func newSyncFixture(t *testing.T, ss *secondaryschedulerv1.SecondaryScheduler, objects ...runtime.Object) *syncFixture {
 	t.Helper()
 	kube := fake.NewClientset(objects...)
-	kubeInformers := v1helpers.NewKubeInformersForNamespaces(kube, "", render.OperandNamespace)
+	kubeInformers := v1helpers.NewKubeInformersForNamespaces(kube, "", names.OperandNamespace)
 	grantable := informers.NewSharedInformerFactory(kube, 0)
 	f := &syncFixture{kube: kube, op: &fakeOperatorClient{ss: ss}}
 	f.c = newController(f.op, kube, kubeInformers, grantable.Rbac().V1().ClusterRoles(), func(context.Context, events.Recorder) error { return nil }, 0)
@@ -96,7 +97,7 @@ func newSyncFixture(t *testing.T, ss *secondaryschedulerv1.SecondaryScheduler, o
 			t.Fatalf("informer %v did not sync", ns)
 		}
 	}
-	kubeInformers.InformersFor(render.OperandNamespace).WaitForCacheSync(ctx.Done())
+	kubeInformers.InformersFor(names.OperandNamespace).WaitForCacheSync(ctx.Done())
 	grantable.WaitForCacheSync(ctx.Done())
 	return f
 }
@@ -132,7 +133,7 @@ func newSecondaryScheduler() *secondaryschedulerv1.SecondaryScheduler {
 }
 
 func operandNamespace() *corev1.Namespace {
-	return &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: render.OperandNamespace, Labels: render.PodSecurityLabels}}
+	return &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: names.OperandNamespace, Labels: render.PodSecurityLabels}}
 }
 
 func TestSyncRollsOut(t *testing.T) {
@@ -144,12 +145,12 @@ func TestSyncRollsOut(t *testing.T) {
 	if status != operatorv1.ConditionFalse || reason != "AsExpected" {
 		t.Errorf("condition %s %s, want False AsExpected", status, reason)
 	}
-	d, err := f.kube.AppsV1().Deployments(render.OperandNamespace).Get(context.Background(), render.OperandName, metav1.GetOptions{})
+	d, err := f.kube.AppsV1().Deployments(names.OperandNamespace).Get(context.Background(), names.OperandName, metav1.GetOptions{})
 	if err != nil {
 		t.Fatalf("no Deployment rolled out: %v", err)
 	}
-	hash := d.Spec.Template.Annotations[render.ConfigHashAnnotation]
-	if _, err := f.kube.CoreV1().ConfigMaps(render.OperandNamespace).Get(context.Background(), render.ConfigMapNameFor(hash), metav1.GetOptions{}); err != nil {
+	hash := d.Spec.Template.Annotations[names.ConfigHashAnnotation]
+	if _, err := f.kube.CoreV1().ConfigMaps(names.OperandNamespace).Get(context.Background(), names.ConfigMapNameFor(hash), metav1.GetOptions{}); err != nil {
 		t.Errorf("the ConfigMap of the Deployment's configuration: %v", err)
 	}
 	if f.renders != 1 {
@@ -160,7 +161,7 @@ func TestSyncRollsOut(t *testing.T) {
 func TestSyncRemoved(t *testing.T) {
 	ss := newSecondaryScheduler()
 	ss.Spec.ManagementState = operatorv1.Removed
-	live := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: render.OperandName, Namespace: render.OperandNamespace}}
+	live := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: names.OperandName, Namespace: names.OperandNamespace}}
 	f := newSyncFixture(t, ss, operandNamespace(), live)
 	if err := f.sync(t); err != nil {
 		t.Fatal(err)
@@ -168,7 +169,7 @@ func TestSyncRemoved(t *testing.T) {
 	if status, reason, _ := f.op.condition(t); status != operatorv1.ConditionFalse || reason != "Removed" {
 		t.Errorf("condition %s %s, want False Removed", status, reason)
 	}
-	if _, err := f.kube.AppsV1().Deployments(render.OperandNamespace).Get(context.Background(), render.OperandName, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+	if _, err := f.kube.AppsV1().Deployments(names.OperandNamespace).Get(context.Background(), names.OperandName, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
 		t.Errorf("the Deployment is still there (%v)", err)
 	}
 	if f.renders != 0 {
@@ -197,10 +198,10 @@ func TestSyncRBACRefused(t *testing.T) {
 	ss.Spec.RBAC = &secondaryschedulerv1.SchedulerRBAC{ClusterRules: []rbacv1.PolicyRule{
 		{APIGroups: []string{""}, Resources: []string{"secrets"}, Verbs: []string{"get"}},
 	}}
-	grantable := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: render.GrantableClusterRole},
+	grantable := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: names.GrantableClusterRole},
 		Rules: []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"pods"}, Verbs: []string{"get"}}}}
 	// Granted under a wider ceiling, now narrowed: revoked.
-	granted := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: render.ExtraRBACName}, Rules: ss.Spec.RBAC.ClusterRules}
+	granted := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: names.ExtraRBACName}, Rules: ss.Spec.RBAC.ClusterRules}
 	f := newSyncFixture(t, ss, operandNamespace(), grantable, granted)
 	if err := f.sync(t); err != nil {
 		t.Fatal(err)
@@ -217,7 +218,7 @@ func TestSyncRBACRefused(t *testing.T) {
 func TestSyncApplyFailedAfterConflicts(t *testing.T) {
 	f := newSyncFixture(t, newSecondaryScheduler(), operandNamespace())
 	f.kube.PrependReactor("create", "deployments", func(clienttesting.Action) (bool, runtime.Object, error) {
-		return true, nil, apierrors.NewConflict(schema.GroupResource{Group: "apps", Resource: "deployments"}, render.OperandName, fmt.Errorf("modified"))
+		return true, nil, apierrors.NewConflict(schema.GroupResource{Group: "apps", Resource: "deployments"}, names.OperandName, fmt.Errorf("modified"))
 	})
 	for i := 1; i < conflictsBeforeDegraded; i++ {
 		if err := f.sync(t); !apierrors.IsConflict(err) {
@@ -252,9 +253,9 @@ func TestSyncRolloutFailedRollsBack(t *testing.T) {
 	live := desired.Deployment.DeepCopy()
 	live.Generation, live.Status = 2, appsv1.DeploymentStatus{ObservedGeneration: 2, Replicas: 2, UpdatedReplicas: 1, AvailableReplicas: 1}
 	crashing := &corev1.Pod{
-		ObjectMeta: metav1.ObjectMeta{Name: "new", Namespace: render.OperandNamespace, Labels: live.Spec.Template.Labels,
-			Annotations: map[string]string{render.TemplateHashAnnotation: desired.TemplateHash}},
-		Status: corev1.PodStatus{ContainerStatuses: []corev1.ContainerStatus{{Name: render.OperandName,
+		ObjectMeta: metav1.ObjectMeta{Name: "new", Namespace: names.OperandNamespace, Labels: live.Spec.Template.Labels,
+			Annotations: map[string]string{names.TemplateHashAnnotation: desired.TemplateHash}},
+		Status: corev1.PodStatus{ContainerStatuses: []corev1.ContainerStatus{{Name: names.OperandName,
 			LastTerminationState: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: 1, Message: "plugin Nope does not exist"}}}}},
 	}
 	f := newSyncFixture(t, ss, operandNamespace(), user, good.ConfigMap, desired.ConfigMap, live, crashing)
@@ -267,11 +268,11 @@ func TestSyncRolloutFailedRollsBack(t *testing.T) {
 		!strings.Contains(msg, "Rolled back to configuration "+good.ConfigHash[:12]) {
 		t.Errorf("condition %s %s %q, want True RolloutFailed, rolled back, with the pod's error", status, reason, msg)
 	}
-	d, err := f.kube.AppsV1().Deployments(render.OperandNamespace).Get(context.Background(), render.OperandName, metav1.GetOptions{})
+	d, err := f.kube.AppsV1().Deployments(names.OperandNamespace).Get(context.Background(), names.OperandName, metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := d.Spec.Template.Annotations[render.ConfigHashAnnotation]; got != good.ConfigHash {
+	if got := d.Spec.Template.Annotations[names.ConfigHashAnnotation]; got != good.ConfigHash {
 		t.Errorf("the Deployment runs configuration %s, want the last known good %s", got, good.ConfigHash)
 	}
 	if f.c.own.record.FailedRollout == nil || f.c.own.record.FailedRollout.TemplateHash != desired.TemplateHash {
@@ -280,8 +281,8 @@ func TestSyncRolloutFailedRollsBack(t *testing.T) {
 }
 
 func userConfig(profiles string) *corev1.ConfigMap {
-	return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "user", Namespace: render.OperandNamespace},
-		Data: map[string]string{render.ConfigKey: "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n" + profiles}}
+	return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "user", Namespace: names.OperandNamespace},
+		Data: map[string]string{names.ConfigKey: "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n" + profiles}}
 }
 
 func mustRender(t *testing.T, in render.Inputs) *render.Objects {
@@ -306,7 +307,7 @@ func TestSyncWaitsForTheObserver(t *testing.T) {
 	f := newSyncFixture(t, ss, operandNamespace())
 	f.c.observerWait, f.c.clock = 30*time.Second, clocktesting.NewFakePassiveClock(now.Add(time.Second))
 	deployed := func() bool {
-		_, err := f.kube.AppsV1().Deployments(render.OperandNamespace).Get(context.Background(), render.OperandName, metav1.GetOptions{})
+		_, err := f.kube.AppsV1().Deployments(names.OperandNamespace).Get(context.Background(), names.OperandName, metav1.GetOptions{})
 		return err == nil
 	}
 	// A pass whose spec write failed observed nothing.
@@ -333,7 +334,7 @@ func TestSyncWaitIsBounded(t *testing.T) {
 	if err := f.sync(t); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := f.kube.AppsV1().Deployments(render.OperandNamespace).Get(context.Background(), render.OperandName, metav1.GetOptions{}); err != nil {
+	if _, err := f.kube.AppsV1().Deployments(names.OperandNamespace).Get(context.Background(), names.OperandName, metav1.GetOptions{}); err != nil {
 		t.Fatalf("no Deployment %s after the wait's bound: %v", time.Second*31, err)
 	}
 }

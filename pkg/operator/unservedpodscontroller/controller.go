@@ -28,6 +28,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
 	"slices"
 	"strings"
 	"time"
@@ -53,7 +54,6 @@ import (
 	secondaryschedulerapply "github.com/openshift/secondary-scheduler-operator/pkg/generated/applyconfiguration/operator/v1"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/metrics"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/operatorclient"
-	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/report"
 )
 
@@ -122,7 +122,7 @@ func New(operatorClient operatorclient.Interface,
 	c := &controller{
 		operatorClient: operatorClient,
 		pods:           pods.Lister(),
-		deployments:    deployments.Lister().Deployments(render.OperandNamespace),
+		deployments:    deployments.Lister().Deployments(names.OperandNamespace),
 		kube:           kube,
 		grace:          grace,
 		clock:          clock.RealClock{},
@@ -147,7 +147,7 @@ func (c *controller) served() (sets.Set[string], bool) {
 	if err != nil || ss.DeletionTimestamp != nil || ss.Spec.ManagementState == operatorv1.Removed {
 		return sets.New[string](), false
 	}
-	d, err := c.deployments.Get(render.OperandName)
+	d, err := c.deployments.Get(names.OperandName)
 	up := err == nil && d.Status.AvailableReplicas > 0
 	return sets.New(ss.Status.SchedulerNames...), up
 }

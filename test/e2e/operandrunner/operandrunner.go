@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
 	"os"
 	"path/filepath"
 	"strings"
@@ -23,7 +24,6 @@ import (
 	"sigs.k8s.io/yaml"
 
 	secondaryschedulerv1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1"
-	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render"
 )
 
 const (
@@ -122,12 +122,12 @@ var errNoConfigMap = errors.New("the pod's ConfigMap does not exist")
 func ReadPod(ctx context.Context, kube kubernetes.Interface, pod *corev1.Pod) (*Pod, error) {
 	var container *corev1.Container
 	for i := range pod.Spec.Containers {
-		if c := &pod.Spec.Containers[i]; c.Name == render.OperandName {
+		if c := &pod.Spec.Containers[i]; c.Name == names.OperandName {
 			container = c
 		}
 	}
 	if container == nil {
-		return nil, fmt.Errorf("pod %s has no container %q", pod.Name, render.OperandName)
+		return nil, fmt.Errorf("pod %s has no container %q", pod.Name, names.OperandName)
 	}
 	if !tokenMounted(pod, container) {
 		// A kubelet would start it without a token: it could not reach the API server.
@@ -149,9 +149,9 @@ func ReadPod(ctx context.Context, kube kubernetes.Interface, pod *corev1.Pod) (*
 		}
 		return nil, err
 	}
-	config, ok := cm.Data[render.ConfigKey]
+	config, ok := cm.Data[names.ConfigKey]
 	if !ok {
-		return nil, fmt.Errorf("ConfigMap %s/%s has no key %s", cm.Namespace, cm.Name, render.ConfigKey)
+		return nil, fmt.Errorf("ConfigMap %s/%s has no key %s", cm.Namespace, cm.Name, names.ConfigKey)
 	}
 	sa := pod.Spec.ServiceAccountName
 	if sa == "" {
@@ -226,7 +226,7 @@ func Start(ctx context.Context, o Options, pod *Pod) (*Scheduler, error) {
 	}
 
 	refreshCtx, cancel := context.WithCancel(context.Background())
-	p, err := startProcess(hostCommand{Binary: binary, Args: args, Container: render.OperandName,
+	p, err := startProcess(hostCommand{Binary: binary, Args: args, Container: names.OperandName,
 		LogPath: filepath.Join(dir, LogFile), PIDPath: filepath.Join(dir, PIDFile)}, cancel)
 	if err != nil {
 		cancel()
@@ -290,13 +290,13 @@ func SchedulerArgs(containerArgs []string, config, kubeconfig string) []string {
 // a kubelet's projected token is, and writes it to path atomically. It returns
 // when the token expires.
 func writeToken(ctx context.Context, kube kubernetes.Interface, pod *Pod, path string) (time.Time, error) {
-	tr, err := kube.CoreV1().ServiceAccounts(render.OperandNamespace).CreateToken(ctx, pod.ServiceAccount,
+	tr, err := kube.CoreV1().ServiceAccounts(names.OperandNamespace).CreateToken(ctx, pod.ServiceAccount,
 		&authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{
 			ExpirationSeconds: ptr.To(int64(tokenLifetime / time.Second)),
 			BoundObjectRef:    &authenticationv1.BoundObjectReference{Kind: "Pod", APIVersion: "v1", Name: pod.Name, UID: pod.UID},
 		}}, metav1.CreateOptions{})
 	if err != nil {
-		return time.Time{}, fmt.Errorf("requesting a token for ServiceAccount %s/%s: %w", render.OperandNamespace, pod.ServiceAccount, err)
+		return time.Time{}, fmt.Errorf("requesting a token for ServiceAccount %s/%s: %w", names.OperandNamespace, pod.ServiceAccount, err)
 	}
 	tmp := path + ".tmp"
 	if err := os.WriteFile(tmp, []byte(tr.Status.Token), 0o600); err != nil {

@@ -3,6 +3,7 @@ package operandrunner
 import (
 	"context"
 	"errors"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
 	"sort"
 	"sync"
 	"time"
@@ -19,13 +20,11 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/utils/ptr"
-
-	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render"
 )
 
 const (
 	// PodSelector selects the operand's pods (the Deployment's selector).
-	PodSelector = "app.kubernetes.io/name=" + render.OperandName
+	PodSelector = "app.kubernetes.io/name=" + names.OperandName
 
 	// resyncInterval is how often every pod is looked at without an event: it
 	// turns a container ready and ends back-offs on time.
@@ -48,9 +47,9 @@ const (
 // on the pod. started, when not nil, is called with every process it starts.
 func Run(ctx context.Context, o Options, started func(*Scheduler)) error {
 	return run(ctx, o.Admin, o.logf, podKind{
-		namespace: render.OperandNamespace,
+		namespace: names.OperandNamespace,
 		selector:  PodSelector,
-		container: render.OperandName,
+		container: names.OperandName,
 		read: func(ctx context.Context, kube kubernetes.Interface, p *corev1.Pod) (any, error) {
 			return ReadPod(ctx, kube, p)
 		},

@@ -6,6 +6,7 @@ package kubernetes
 import (
 	"context"
 	"fmt"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
 	"testing"
 	"time"
 
@@ -15,7 +16,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	secondaryschedulerv1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1"
-	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render"
 	"github.com/openshift/secondary-scheduler-operator/test/framework"
 )
 
@@ -37,7 +37,7 @@ func TestOperatorOnPlainKubernetes(t *testing.T) {
 	var d *appsv1.Deployment
 	framework.WaitFor(ctx, t, "the operand Deployment", func() (bool, error) {
 		var err error
-		d, err = admin.Kube.AppsV1().Deployments(render.OperandNamespace).Get(ctx, render.OperandName, metav1.GetOptions{})
+		d, err = admin.Kube.AppsV1().Deployments(names.OperandNamespace).Get(ctx, names.OperandName, metav1.GetOptions{})
 		return err == nil, nil
 	})
 	for _, arg := range d.Spec.Template.Spec.Containers[0].Args {
@@ -46,7 +46,7 @@ func TestOperatorOnPlainKubernetes(t *testing.T) {
 		}
 	}
 	d.Status = appsv1.DeploymentStatus{ObservedGeneration: d.Generation, Replicas: 1, UpdatedReplicas: 1, ReadyReplicas: 1, AvailableReplicas: 1}
-	if _, err := admin.Kube.AppsV1().Deployments(render.OperandNamespace).UpdateStatus(ctx, d, metav1.UpdateOptions{}); err != nil {
+	if _, err := admin.Kube.AppsV1().Deployments(names.OperandNamespace).UpdateStatus(ctx, d, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	framework.WaitFor(ctx, t, "Available=True, Progressing=False, Degraded=False on the SecondaryScheduler", func() (bool, error) {

@@ -15,6 +15,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
 	"net"
 	"net/http"
 	"os"
@@ -69,7 +70,7 @@ func TestKubeSchedulerServesWhatTheAlertsUse(t *testing.T) {
 		t.Fatal(err)
 	}
 	var cfg map[string]any
-	if err := yaml.Unmarshal([]byte(objs.ConfigMap.Data[render.ConfigKey]), &cfg); err != nil {
+	if err := yaml.Unmarshal([]byte(objs.ConfigMap.Data[names.ConfigKey]), &cfg); err != nil {
 		t.Fatal(err)
 	}
 	cfg["clientConnection"].(map[string]any)["kubeconfig"] = framework.WriteKubeconfig(t, env.Config)

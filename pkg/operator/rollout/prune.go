@@ -47,12 +47,20 @@ func InUse(desiredConfigHash string, record Record, applied *appsv1.Deployment, 
 // of them, whatever it is called.
 func StaleConfigMaps(all []*corev1.ConfigMap, keep map[string]bool, userConfig string, retain int) []string {
 	var candidates []*corev1.ConfigMap
+	var stale []string
 	for _, cm := range all {
 		// Only what the operator made: one that merely carries our name and
 		// label is someone else's. Earlier releases wrote one mutable
 		// ConfigMap under the bare name; it goes on upgrade.
 		former := cm.Name == names.ConfigMapName && cm.Labels[names.ManagedByLabel] == names.ManagedByValue
 		if !names.IsConfigMapName(cm.Name) || keep[cm.Name] || cm.Name == userConfig || (render.ConfigMapProblem(cm) != "" && !former) {
+			continue
+		}
+		if former {
+			// Never retained: mutable, it does not show what ran; and
+			// right after an upgrade it is the only superseded one, so
+			// retained it would stay until three more configurations came.
+			stale = append(stale, cm.Name)
 			continue
 		}
 		candidates = append(candidates, cm)
@@ -64,7 +72,6 @@ func StaleConfigMaps(all []*corev1.ConfigMap, keep map[string]bool, userConfig s
 		}
 		return candidates[i].Name < candidates[j].Name
 	})
-	var stale []string
 	for i, cm := range candidates {
 		if i >= retain {
 			stale = append(stale, cm.Name)

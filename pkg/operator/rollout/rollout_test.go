@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -213,9 +214,15 @@ func TestStaleConfigMaps(t *testing.T) {
 
 	keep := map[string]bool{a.Name: true, b.Name: true}
 	got := StaleConfigMaps(all, keep, users.Name, 2)
-	want := []string{e.Name, former.Name}
+	want := []string{former.Name, e.Name}
 	if strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Errorf("stale = %v, want %v", got, want)
+	}
+	// Right after an upgrade the former ConfigMap is the only superseded
+	// one, well within the retained count: it goes all the same.
+	upgraded := []*corev1.ConfigMap{made("new", 0), former}
+	if got := StaleConfigMaps(upgraded, map[string]bool{upgraded[0].Name: true}, "", RetainedConfigs); !slices.Equal(got, []string{former.Name}) {
+		t.Errorf("after an upgrade, stale = %v, want the former %s", got, former.Name)
 	}
 	if got := StaleConfigMaps(all, nil, users.Name, 0); len(got) != 6 {
 		t.Errorf("removal deletes %v, want the six config ConfigMaps the operator made", got)

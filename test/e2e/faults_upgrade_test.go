@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -27,14 +26,9 @@ const upgradedEtcdImage = "registry.k8s.io/etcd:3.5.99-0"
 func buildUpgradedOperator(t *testing.T, dir string) string {
 	t.Helper()
 	out := filepath.Join(dir, "secondary-scheduler-operator-next")
-	cmd := exec.Command("go", "build", "-mod=vendor",
-		"-ldflags", "-X github.com/openshift/secondary-scheduler-operator/pkg/operator/simulatorrender.DefaultEtcdImage="+upgradedEtcdImage,
-		"-o", out, "./cmd/secondary-scheduler-operator")
-	cmd.Dir = repoPath(t, ".")
 	started := time.Now()
-	if output, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("building the upgraded operator: %v\n%s", err, output)
-	}
+	goBuildOperator(t, repoPath(t, "."), out,
+		"-ldflags", "-X github.com/openshift/secondary-scheduler-operator/pkg/operator/simulatorrender.DefaultEtcdImage="+upgradedEtcdImage)
 	t.Logf("built the upgraded operator in %s", time.Since(started).Round(time.Second))
 	return out
 }

@@ -128,28 +128,38 @@ func (c *cluster) waitReconciled(t *testing.T) *appsv1.Deployment {
 	return d
 }
 
-func (c *cluster) reconciled(ctx context.Context) (*appsv1.Deployment, error) {
+// render is what render.Render makes of the SecondaryScheduler as it is now
+// (and the ConfigMap it names).
+func (c *cluster) render(ctx context.Context) (*secondaryschedulerv1.SecondaryScheduler, *render.Objects, error) {
 	kube := c.admin.Kube
 	ss, err := c.getCR(ctx)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var userConfig *corev1.ConfigMap
 	if name := ss.Spec.SchedulerConfig; name != "" {
 		userConfig, err = kube.CoreV1().ConfigMaps(names.OperandNamespace).Get(ctx, name, metav1.GetOptions{})
 		if err != nil {
-			return nil, fmt.Errorf("the ConfigMap spec.schedulerConfig names: %w", err)
+			return nil, nil, fmt.Errorf("the ConfigMap spec.schedulerConfig names: %w", err)
 		}
 	}
 	_, err = kube.CoreV1().Secrets(names.OperandNamespace).Get(ctx, names.ServingCertSecretName, metav1.GetOptions{})
 	if err != nil && !apierrors.IsNotFound(err) {
-		return nil, err
+		return nil, nil, err
 	}
 	want, err := render.Render(render.Inputs{SecondaryScheduler: ss, UserConfig: userConfig, ServingCertAvailable: err == nil})
 	if err != nil {
-		return nil, fmt.Errorf("the SecondaryScheduler does not render: %w", err)
+		return nil, nil, fmt.Errorf("the SecondaryScheduler does not render: %w", err)
 	}
+	return ss, want, nil
+}
 
+func (c *cluster) reconciled(ctx context.Context) (*appsv1.Deployment, error) {
+	kube := c.admin.Kube
+	ss, want, err := c.render(ctx)
+	if err != nil {
+		return nil, err
+	}
 	cm, err := kube.CoreV1().ConfigMaps(names.OperandNamespace).Get(ctx, want.ConfigMap.Name, metav1.GetOptions{})
 	if err != nil {
 		return nil, err

@@ -157,6 +157,20 @@ func (c *cluster) operatorKubeconfig(t *testing.T, name string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
+	token := c.operatorToken(t)
+	for _, auth := range config.AuthInfos {
+		auth.Token = token
+	}
+	path := filepath.Join(c.dir, name+".kubeconfig")
+	if err := clientcmd.WriteToFile(*config, path); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// operatorToken is a new token (an hour) of the operator's ServiceAccount.
+func (c *cluster) operatorToken(t *testing.T) string {
+	t.Helper()
 	token, err := c.admin.Kube.CoreV1().ServiceAccounts(operatorLeaseNamespace).CreateToken(context.Background(),
 		"secondary-scheduler-operator", &authenticationv1.TokenRequest{
 			Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: ptr.To[int64](3600)},
@@ -164,12 +178,5 @@ func (c *cluster) operatorKubeconfig(t *testing.T, name string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, auth := range config.AuthInfos {
-		auth.Token = token.Status.Token
-	}
-	path := filepath.Join(c.dir, name+".kubeconfig")
-	if err := clientcmd.WriteToFile(*config, path); err != nil {
-		t.Fatal(err)
-	}
-	return path
+	return token.Status.Token
 }

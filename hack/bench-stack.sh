@@ -52,8 +52,8 @@ measure() {
   sleep "${seconds}"
   t1=$(cpu_ticks "${pid}")
   mem=$(memory "${pid}")
-  heap=$(heap_figures "${heap_samples}")
   operator_requests "${from}" > "${dir}/requests"
+  heap=$(heap_figures "${heap_samples}") # once the window's requests are read
   read -r rss anon file peak <<< "${mem}"
   leases=$(awk '$2 == "leases"' "${dir}/requests" | wc -l)
   others=$(awk '$2 != "leases"' "${dir}/requests" | wc -l)

@@ -237,7 +237,7 @@ func (u *cluster) simulatorObjectsLabelled(ctx context.Context, ns string) error
 //     each write their own fields (conditions, fields new to this build) once
 //     or twice, and the operand status follows the scheduler's one rollout
 //     step by step (new ReplicaSet, its pod scheduled and ready, the old pod
-//     gone); measured 14-17 from 0a53fe0 and 8-12 from 897c0a4 over four
+//     gone); measured 14-17 from 0a53fe0 and 8-13 from 897c0a4 over five
 //     runs, and a loaded machine shows more intermediate states;
 //   - the ClusterOperator's status at most 16 times: library-go's status
 //     controller rewrites it when a roll-up of those conditions moves, and

@@ -13,8 +13,10 @@ LDFLAGS := -X $(VERSION_PKG).versionFromGit=$(GIT_VERSION) -X $(VERSION_PKG).com
 
 all: build
 
+# -trimpath: compiled packages do not depend on where the tree is, so the
+# earlier releases the fault suite builds from history reuse them.
 build:
-	go build -ldflags "$(LDFLAGS)" -o $(BINARY) ./cmd/secondary-scheduler-operator
+	go build -trimpath -ldflags "$(LDFLAGS)" -o $(BINARY) ./cmd/secondary-scheduler-operator
 
 # The tests the README names: hack/prereqs.sh, unit, then integration and e2e against
 # a real control plane. hack/test.sh runs these targets one by one (sequential on

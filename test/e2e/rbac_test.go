@@ -24,7 +24,7 @@ const operandUser = "system:serviceaccount:" + names.OperandNamespace + ":" + na
 // TestSidecarRBAC: spec.rbac gives the scheduler pod's ServiceAccount, which its
 // sidecars share, exactly the rules asked for (the KubeFlux example: its Fluxion
 // sidecar lists and watches nodes and pods), checked with `kubectl auth can-i
-// --as`; a rule beyond what the operator may grant (its -grantable ClusterRole)
+// --as`, a rule that only spec.rbac grants held and revoked with it; a rule beyond what the operator may grant (its -grantable ClusterRole)
 // is refused before anything is applied and reported in a Degraded condition
 // that names it, while the last good grants stay.
 func TestSidecarRBAC(t *testing.T) {
@@ -48,17 +48,29 @@ func TestSidecarRBAC(t *testing.T) {
 		verb, resource string
 		allowed        bool
 	}{
+		// What Fluxion needs (the scheduler's own ClusterRole holds it too).
 		{"list", "nodes", true},
-		{"watch", "nodes", true},
-		{"list", "pods", true},
 		{"watch", "pods", true},
-		// Not granted, neither by spec.rbac nor by system:kube-scheduler.
+		// Not granted, neither by spec.rbac nor by the scheduler's ClusterRole.
 		{"list", "secrets", false},
 		{"update", "nodes", false},
 		{"create", "pods", false},
 	} {
 		c.expectCanI(t, check.verb, check.resource, check.allowed)
 	}
+
+	// A rule only spec.rbac grants: not held before, held with it, revoked
+	// when it goes, so the positive answer is spec.rbac's own.
+	onlyExtra := rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"get"}}
+	c.expectCanI(t, "get", "configmaps", false)
+	c.updateSpec(t, func(s *secondaryschedulerv1.SecondarySchedulerSpec) {
+		s.RBAC.ClusterRules = append(s.RBAC.ClusterRules, onlyExtra)
+	})
+	c.expectCanI(t, "get", "configmaps", true)
+	c.updateSpec(t, func(s *secondaryschedulerv1.SecondarySchedulerSpec) {
+		s.RBAC.ClusterRules = slices.DeleteFunc(s.RBAC.ClusterRules, func(r rbacv1.PolicyRule) bool { return reflect.DeepEqual(r, onlyExtra) })
+	})
+	c.expectCanI(t, "get", "configmaps", false)
 
 	// Rules beyond the grantable ClusterRole are refused before anything is
 	// applied: secrets, which the operator does not hold either, and pods

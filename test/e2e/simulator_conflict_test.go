@@ -54,16 +54,7 @@ func TestUsersServiceNamedLikeASimulatorIsLeftAlone(t *testing.T) {
 		}
 		return true, nil
 	})
-	framework.Consistently(ctx, t, 3*time.Second, "their Service untouched", func() (bool, error) {
-		svc, err := c.admin.Kube.CoreV1().Services(ns).Get(ctx, name, metav1.GetOptions{})
-		if err != nil {
-			return false, err
-		}
-		if svc.ResourceVersion != theirs.ResourceVersion || len(svc.OwnerReferences) != 0 {
-			return false, fmt.Errorf("resourceVersion %s (was %s), owners %v", svc.ResourceVersion, theirs.ResourceVersion, svc.OwnerReferences)
-		}
-		return true, nil
-	})
+	framework.ServiceUntouched(ctx, t, c.admin.Kube, theirs, 3*time.Second)
 	if err := c.admin.Kube.CoreV1().Services(ns).Delete(ctx, name, metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}

@@ -53,16 +53,7 @@ func TestSimulatorLeavesAServiceItDidNotCreateAlone(t *testing.T) {
 			return framework.FindEvent(ctx, env.Admin.Kube, ns, "involvedObject.kind=Simulator,involvedObject.name="+name,
 				corev1.EventTypeWarning, simulatorcontroller.ReasonNameConflict, message)
 		})
-		framework.Consistently(ctx, t, 3*time.Second, name+": their Service untouched", func() (bool, error) {
-			svc, err := env.Admin.Kube.CoreV1().Services(ns).Get(ctx, name, metav1.GetOptions{})
-			if err != nil {
-				return false, err
-			}
-			if svc.ResourceVersion != theirs.ResourceVersion || len(svc.OwnerReferences) != 0 {
-				return false, fmt.Errorf("resourceVersion %s (was %s), owners %v", svc.ResourceVersion, theirs.ResourceVersion, svc.OwnerReferences)
-			}
-			return true, nil
-		})
+		framework.ServiceUntouched(ctx, t, env.Admin.Kube, theirs, 3*time.Second)
 		if err := env.Admin.Kube.CoreV1().Services(ns).Delete(ctx, name, metav1.DeleteOptions{}); err != nil {
 			t.Fatal(err)
 		}

@@ -6,7 +6,7 @@
 #
 #   hack/bench.sh [SECTION...]
 #
-# With SECTIONs (render, reactions, simulators, memory, stack, hostile), only
+# With SECTIONs (render, reactions, simulators, memory, stack, hostile, trial), only
 # those are measured; the report keeps the other sections of
 # docs/benchmarks.json, each marked with the run it comes from.
 #
@@ -57,6 +57,7 @@ run stack "The operator binary on the local stack" BENCH_NODES="${BENCH_NODES:-5
   BENCH_IDLE_SECONDS="${BENCH_IDLE_SECONDS:-600}" BENCH_WINDOW_SECONDS="${BENCH_WINDOW_SECONDS:-120}" \
   BENCH_SIMULATORS="${BENCH_SIMULATORS:-100 300 1000}" hack/bench-stack.sh
 run hostile "Hostile inputs" hack/bench-hostile.sh
+run trial "Trial before rollout" go test -mod=vendor ./test/bench/trialbench/ -run '^$' -bench 'BenchmarkTrial$' -benchtime 1x -timeout 20m
 
 machine="$(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2 / 1048576}' /proc/meminfo), $(awk -F': ' '/model name/ {print $2; exit}' /proc/cpuinfo), Linux $(uname -r), $(go env GOVERSION)"
 go run -mod=vendor ./test/bench/benchreport -in "${raw}" -md docs/benchmarks.md -json docs/benchmarks.json \

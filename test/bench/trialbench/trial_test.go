@@ -91,6 +91,7 @@ func BenchmarkTrial(b *testing.B) {
 	bin := framework.Binary(b, "kube-scheduler")
 	nodes, pods, replay := envInt(b, "TRIAL_BENCH_NODES", 500), envInt(b, "TRIAL_BENCH_PODS", 5000), envInt(b, "TRIAL_BENCH_REPLAY", 200)
 	snap := Synthetic(nodes, pods, replay)
+	fmt.Println("# target: BenchmarkTrial s-to-verdict < 60")
 	for i := 0; i < b.N; i++ {
 		r, err := trial.Run(context.Background(), trial.Options{Snapshot: snap, SandboxBin: filepath.Dir(bin),
 			Current:   trial.Arm{Name: "current", Binary: bin, Config: scoring("LeastAllocated")},

@@ -2,7 +2,6 @@ package cmd
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
 	"io"
@@ -22,13 +21,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/yaml"
 
-	secondaryschedulerv1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1"
-	"github.com/openshift/secondary-scheduler-operator/pkg/generated/clientset/versioned"
-	"github.com/openshift/secondary-scheduler-operator/pkg/operator/gather"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render/schedulerconfig"
 )
@@ -107,129 +101,6 @@ func Diff(ctx context.Context, files []string, kubeconfig string, stdin io.Reade
 		fmt.Fprintln(stdout, "  "+line)
 	}
 	return nil
-}
-
-// change is an input rendered for a cluster, beside what the cluster serves now.
-type change struct {
-	in     *renderInput
-	config *rest.Config
-	kube   kubernetes.Interface
-	// gathered is every input the controller would read.
-	gathered *gather.Inputs
-	objs     *render.Objects
-	// served is the configuration the scheduler Deployment mounts, from
-	// ConfigMap servedFrom ("" when no Deployment exists).
-	served, servedFrom string
-}
-
-// loadChange reads the input files, renders them for the cluster of
-// kubeconfig and reads what it serves. It only reads from the cluster.
-func loadChange(ctx context.Context, files []string, kubeconfig string, stdin io.Reader) (*change, error) {
-	in, err := readInputs(files, stdin)
-	if err != nil {
-		return nil, err
-	}
-	config, err := clusterConfig(kubeconfig)
-	if err != nil {
-		return nil, err
-	}
-	kube, gathered, objs, err := renderForCluster(ctx, config, in)
-	if err != nil {
-		return nil, err
-	}
-	served, servedFrom, err := servedConfig(ctx, kube)
-	if err != nil {
-		return nil, err
-	}
-	return &change{in: in, config: config, kube: kube, gathered: gathered, objs: objs, served: served, servedFrom: servedFrom}, nil
-}
-
-// clusterConfig loads kubeconfig ("" for the default loading rules).
-func clusterConfig(kubeconfig string) (*rest.Config, error) {
-	rules := clientcmd.NewDefaultClientConfigLoadingRules()
-	rules.ExplicitPath = kubeconfig
-	config, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, nil).ClientConfig()
-	if err != nil {
-		return nil, fmt.Errorf("the cluster's kubeconfig: %w", err)
-	}
-	return config, nil
-}
-
-// renderForCluster renders the input as the operator would for the cluster of
-// config: observed as the cluster's SecondaryScheduler is unless the input
-// gives APIServer or Scheduler documents, with every other input gathered from
-// the cluster as the controller gathers it from its caches. It only reads.
-func renderForCluster(ctx context.Context, config *rest.Config, in *renderInput) (kubernetes.Interface, *gather.Inputs, *render.Objects, error) {
-	kube, err := kubernetes.NewForConfig(config)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	crs, err := versioned.NewForConfig(config)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	ss := in.scheduler
-	live, err := crs.OperatorV1().SecondarySchedulers().Get(ctx, secondaryschedulerv1.SingletonName, metav1.GetOptions{})
-	switch {
-	case apierrors.IsNotFound(err):
-		live = nil
-	case err != nil:
-		return nil, nil, nil, fmt.Errorf("reading SecondaryScheduler %s: %w", secondaryschedulerv1.SingletonName, err)
-	}
-	switch {
-	case len(in.observed) > 0:
-		if err := observe(ss, in.observed); err != nil {
-			return nil, nil, nil, fmt.Errorf("observing the cluster configuration: %w", err)
-		}
-	case live != nil && len(ss.Spec.ObservedConfig.Raw) == 0:
-		ss.Spec.ObservedConfig = live.Spec.ObservedConfig
-	}
-	gathered, err := gather.Gather(ss, liveRecord(live), liveSources(ctx, kube, in))
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	objs, err := render.Render(gathered.Render)
-	return kube, gathered, objs, err
-}
-
-// readInputs reads the documents of files as render does.
-func readInputs(files []string, stdin io.Reader) (*renderInput, error) {
-	if len(files) == 0 {
-		return nil, errors.New("no input: give the SecondaryScheduler and its ConfigMap with -f FILE")
-	}
-	in := &renderInput{}
-	for _, f := range files {
-		if err := in.readFile(f, stdin); err != nil {
-			return nil, err
-		}
-	}
-	if in.scheduler == nil {
-		return nil, errors.New("no SecondaryScheduler (operator.openshift.io/v1) in the input files")
-	}
-	return in, nil
-}
-
-// servedConfig is the config.yaml of the ConfigMap the scheduler Deployment
-// mounts now, and that ConfigMap's name; "" when no Deployment exists.
-func servedConfig(ctx context.Context, kube kubernetes.Interface) (string, string, error) {
-	d, err := kube.AppsV1().Deployments(names.OperandNamespace).Get(ctx, names.OperandName, metav1.GetOptions{})
-	if apierrors.IsNotFound(err) {
-		return "", "", nil
-	}
-	if err != nil {
-		return "", "", err
-	}
-	for _, v := range d.Spec.Template.Spec.Volumes {
-		if v.Name != secondaryschedulerv1.ConfigVolumeName || v.ConfigMap == nil {
-			continue
-		}
-		cm, err := kube.CoreV1().ConfigMaps(names.OperandNamespace).Get(ctx, v.ConfigMap.Name, metav1.GetOptions{})
-		if err != nil {
-			return "", "", fmt.Errorf("the ConfigMap the scheduler mounts: %w", err)
-		}
-		return cm.Data[names.ConfigKey], cm.Name, nil
-	}
-	return "", "", fmt.Errorf("Deployment %s/%s mounts no volume %q", names.OperandNamespace, names.OperandName, secondaryschedulerv1.ConfigVolumeName)
 }
 
 func printConfigDiff(w io.Writer, served, servedFrom string, objs *render.Objects) error {

@@ -1,71 +1,17 @@
 package cmd
 
 import (
-	"context"
 	"errors"
 	"fmt"
-	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
 	"io"
 	"strings"
 
-	appsv1 "k8s.io/api/apps/v1"
-	corev1 "k8s.io/api/core/v1"
-	rbacv1 "k8s.io/api/rbac/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/client-go/kubernetes"
 
-	secondaryschedulerv1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/gather"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/rollout"
 )
-
-// liveSources reads the cluster as the controller reads its caches, except
-// the ConfigMap spec.schedulerConfig names, which comes from the input files.
-func liveSources(ctx context.Context, kube kubernetes.Interface, in *renderInput) gather.Sources {
-	ns, get := names.OperandNamespace, metav1.GetOptions{}
-	return gather.Sources{
-		ConfigMap: func(name string) (*corev1.ConfigMap, error) {
-			if name != in.scheduler.Spec.SchedulerConfig {
-				return kube.CoreV1().ConfigMaps(ns).Get(ctx, name, get)
-			}
-			if cm := in.userConfig(name); cm != nil {
-				return cm, nil
-			}
-			return nil, apierrors.NewNotFound(schema.GroupResource{Resource: "configmaps"}, name)
-		},
-		Secret:    func(name string) (*corev1.Secret, error) { return kube.CoreV1().Secrets(ns).Get(ctx, name, get) },
-		Namespace: func(name string) (*corev1.Namespace, error) { return kube.CoreV1().Namespaces().Get(ctx, name, get) },
-		ClusterRole: func(name string) (*rbacv1.ClusterRole, error) {
-			return kube.RbacV1().ClusterRoles().Get(ctx, name, get)
-		},
-		Deployment: func(name string) (*appsv1.Deployment, error) {
-			return kube.AppsV1().Deployments(ns).Get(ctx, name, get)
-		},
-		Pods: func(selector labels.Selector) ([]*corev1.Pod, error) {
-			list, err := kube.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: selector.String()})
-			if err != nil {
-				return nil, err
-			}
-			pods := make([]*corev1.Pod, 0, len(list.Items))
-			for i := range list.Items {
-				pods = append(pods, &list.Items[i])
-			}
-			return pods, nil
-		},
-	}
-}
-
-// liveRecord is the rollout record of the cluster's SecondaryScheduler, if any.
-func liveRecord(live *secondaryschedulerv1.SecondaryScheduler) rollout.Record {
-	if live == nil {
-		return rollout.Record{}
-	}
-	return rollout.Record{LastKnownGood: live.Status.LastKnownGood, FailedRollout: live.Status.FailedRollout}.Copy()
-}
 
 // errRefused is diff's exit status when the operator would refuse the input.
 var errRefused = errors.New("the operator would apply nothing of this input")

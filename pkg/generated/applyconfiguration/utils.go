@@ -24,6 +24,10 @@ func ForKind(kind schema.GroupVersionKind) interface{} {
 		return &operatorv1.PlacementApplyConfiguration{}
 	case v1.SchemeGroupVersion.WithKind("Rollout"):
 		return &operatorv1.RolloutApplyConfiguration{}
+	case v1.SchemeGroupVersion.WithKind("RolloutPolicy"):
+		return &operatorv1.RolloutPolicyApplyConfiguration{}
+	case v1.SchemeGroupVersion.WithKind("SandboxImages"):
+		return &operatorv1.SandboxImagesApplyConfiguration{}
 	case v1.SchemeGroupVersion.WithKind("SchedulerContainer"):
 		return &operatorv1.SchedulerContainerApplyConfiguration{}
 	case v1.SchemeGroupVersion.WithKind("SchedulerRBAC"):
@@ -34,6 +38,12 @@ func ForKind(kind schema.GroupVersionKind) interface{} {
 		return &operatorv1.SecondarySchedulerSpecApplyConfiguration{}
 	case v1.SchemeGroupVersion.WithKind("SecondarySchedulerStatus"):
 		return &operatorv1.SecondarySchedulerStatusApplyConfiguration{}
+	case v1.SchemeGroupVersion.WithKind("TrialCounts"):
+		return &operatorv1.TrialCountsApplyConfiguration{}
+	case v1.SchemeGroupVersion.WithKind("TrialPolicy"):
+		return &operatorv1.TrialPolicyApplyConfiguration{}
+	case v1.SchemeGroupVersion.WithKind("TrialResult"):
+		return &operatorv1.TrialResultApplyConfiguration{}
 
 		// Group=simulation.kube-scheduler-simulator.x-k8s.io, Version=v1alpha1
 	case v1alpha1.SchemeGroupVersion.WithKind("Simulator"):

@@ -19,12 +19,17 @@ func GetOpenAPIDefinitions(ref common.ReferenceCallback) map[string]common.OpenA
 		"github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1.FailedRollout":            schema_pkg_apis_operator_v1_FailedRollout(ref),
 		"github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1.Placement":                schema_pkg_apis_operator_v1_Placement(ref),
 		"github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1.Rollout":                  schema_pkg_apis_operator_v1_Rollout(ref),
+		"github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1.RolloutPolicy":            schema_pkg_apis_operator_v1_RolloutPolicy(ref),
+		"github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1.SandboxImages":            schema_pkg_apis_operator_v1_SandboxImages(ref),
 		"github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1.SchedulerContainer":       schema_pkg_apis_operator_v1_SchedulerContainer(ref),
 		"github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1.SchedulerRBAC":            schema_pkg_apis_operator_v1_SchedulerRBAC(ref),
 		"github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1.SecondaryScheduler":       schema_pkg_apis_operator_v1_SecondaryScheduler(ref),
 		"github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1.SecondarySchedulerList":   schema_pkg_apis_operator_v1_SecondarySchedulerList(ref),
 		"github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1.SecondarySchedulerSpec":   schema_pkg_apis_operator_v1_SecondarySchedulerSpec(ref),
 		"github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1.SecondarySchedulerStatus": schema_pkg_apis_operator_v1_SecondarySchedulerStatus(ref),
+		"github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1.TrialCounts":              schema_pkg_apis_operator_v1_TrialCounts(ref),
+		"github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1.TrialPolicy":              schema_pkg_apis_operator_v1_TrialPolicy(ref),
+		"github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1.TrialResult":              schema_pkg_apis_operator_v1_TrialResult(ref),
 		"github.com/openshift/secondary-scheduler-operator/pkg/apis/simulation/v1alpha1.Simulator":        schema_pkg_apis_simulation_v1alpha1_Simulator(ref),
 		"github.com/openshift/secondary-scheduler-operator/pkg/apis/simulation/v1alpha1.SimulatorList":    schema_pkg_apis_simulation_v1alpha1_SimulatorList(ref),
 		"github.com/openshift/secondary-scheduler-operator/pkg/apis/simulation/v1alpha1.SimulatorSpec":    schema_pkg_apis_simulation_v1alpha1_SimulatorSpec(ref),
@@ -215,6 +220,61 @@ func schema_pkg_apis_operator_v1_Rollout(ref common.ReferenceCallback) common.Op
 					},
 				},
 				Required: []string{"configHash", "templateHash"},
+			},
+		},
+	}
+}
+
+func schema_pkg_apis_operator_v1_RolloutPolicy(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "RolloutPolicy says how changes roll out.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"strategy": {
+						SchemaProps: spec.SchemaProps{
+							Description: "strategy is Direct or Trial. Defaults to Direct.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"trial": {
+						SchemaProps: spec.SchemaProps{
+							Description: "trial configures the trial; it is read only with strategy Trial.",
+							Ref:         ref("github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1.TrialPolicy"),
+						},
+					},
+				},
+			},
+		},
+		Dependencies: []string{
+			"github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1.TrialPolicy"},
+	}
+}
+
+func schema_pkg_apis_operator_v1_SandboxImages(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "SandboxImages are the images a trial's sandbox runs.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"etcd": {
+						SchemaProps: spec.SchemaProps{
+							Description: "etcd is the etcd image.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"kubeAPIServer": {
+						SchemaProps: spec.SchemaProps{
+							Description: "kubeAPIServer is the kube-apiserver image.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+				},
 			},
 		},
 	}
@@ -602,12 +662,18 @@ func schema_pkg_apis_operator_v1_SecondarySchedulerSpec(ref common.ReferenceCall
 							Ref:         ref("github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1.Placement"),
 						},
 					},
+					"rollout": {
+						SchemaProps: spec.SchemaProps{
+							Description: "rollout says how a new scheduler configuration or image replaces the running one: at once (Direct, the default), or only once a trial on a copy of the cluster shows what it would change and a gate allows it (Trial).",
+							Ref:         ref("github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1.RolloutPolicy"),
+						},
+					},
 				},
 				Required: []string{"managementState", "schedulerImage"},
 			},
 		},
 		Dependencies: []string{
-			"github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1.Placement", "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1.SchedulerContainer", "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1.SchedulerRBAC", "k8s.io/api/core/v1.Container", "k8s.io/api/core/v1.Volume", runtime.RawExtension{}.OpenAPIModelName()},
+			"github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1.Placement", "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1.RolloutPolicy", "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1.SchedulerContainer", "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1.SchedulerRBAC", "k8s.io/api/core/v1.Container", "k8s.io/api/core/v1.Volume", runtime.RawExtension{}.OpenAPIModelName()},
 	}
 }
 
@@ -733,11 +799,193 @@ func schema_pkg_apis_operator_v1_SecondarySchedulerStatus(ref common.ReferenceCa
 							Ref:         ref("github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1.FailedRollout"),
 						},
 					},
+					"lastTrial": {
+						SchemaProps: spec.SchemaProps{
+							Description: "lastTrial is the last trial of a configuration or image before its rollout (spec.rollout.strategy Trial).",
+							Ref:         ref("github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1.TrialResult"),
+						},
+					},
 				},
 			},
 		},
 		Dependencies: []string{
-			"github.com/openshift/api/operator/v1.GenerationStatus", "github.com/openshift/api/operator/v1.OperatorCondition", "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1.FailedRollout", "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1.Rollout"},
+			"github.com/openshift/api/operator/v1.GenerationStatus", "github.com/openshift/api/operator/v1.OperatorCondition", "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1.FailedRollout", "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1.Rollout", "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1.TrialResult"},
+	}
+}
+
+func schema_pkg_apis_operator_v1_TrialCounts(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "TrialCounts count a trial's replayed units by what changed.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"units": {
+						SchemaProps: spec.SchemaProps{
+							Default: 0,
+							Type:    []string{"integer"},
+							Format:  "int32",
+						},
+					},
+					"same": {
+						SchemaProps: spec.SchemaProps{
+							Default: 0,
+							Type:    []string{"integer"},
+							Format:  "int32",
+						},
+					},
+					"moved": {
+						SchemaProps: spec.SchemaProps{
+							Default: 0,
+							Type:    []string{"integer"},
+							Format:  "int32",
+						},
+					},
+					"newlyUnschedulable": {
+						SchemaProps: spec.SchemaProps{
+							Default: 0,
+							Type:    []string{"integer"},
+							Format:  "int32",
+						},
+					},
+					"newlySchedulable": {
+						SchemaProps: spec.SchemaProps{
+							Default: 0,
+							Type:    []string{"integer"},
+							Format:  "int32",
+						},
+					},
+					"stillUnschedulable": {
+						SchemaProps: spec.SchemaProps{
+							Default: 0,
+							Type:    []string{"integer"},
+							Format:  "int32",
+						},
+					},
+				},
+			},
+		},
+	}
+}
+
+func schema_pkg_apis_operator_v1_TrialPolicy(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "TrialPolicy configures a trial and its gate.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"replayBound": {
+						SchemaProps: spec.SchemaProps{
+							Description: "replayBound is how many of the pods the scheduler bound most recently are scheduled again in the trial, besides every pending pod of its profiles. Defaults to 100.",
+							Type:        []string{"integer"},
+							Format:      "int32",
+						},
+					},
+					"maxNewlyUnschedulable": {
+						SchemaProps: spec.SchemaProps{
+							Description: "maxNewlyUnschedulable is how many pods (a gang counts once) may be unschedulable with the new scheduler while the running one places them. Defaults to 0.",
+							Type:        []string{"integer"},
+							Format:      "int32",
+						},
+					},
+					"maxMovedPercent": {
+						SchemaProps: spec.SchemaProps{
+							Description: "maxMovedPercent is the share of replayed pods the new scheduler may place on another node than the running one does. Unset: no limit.",
+							Type:        []string{"integer"},
+							Format:      "int32",
+						},
+					},
+					"timeoutSeconds": {
+						SchemaProps: spec.SchemaProps{
+							Description: "timeoutSeconds bounds a trial, from its start to the verdict; a trial that runs out of time fails and nothing rolls out. Defaults to 300.",
+							Type:        []string{"integer"},
+							Format:      "int32",
+						},
+					},
+					"sandboxImages": {
+						SchemaProps: spec.SchemaProps{
+							Description: "sandboxImages replace the images of the sandbox's etcd and kube-apiserver, for a disconnected cluster's mirror. The kube-apiserver must be at least as new as the scheduler images tried.",
+							Ref:         ref("github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1.SandboxImages"),
+						},
+					},
+				},
+			},
+		},
+		Dependencies: []string{
+			"github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1.SandboxImages"},
+	}
+}
+
+func schema_pkg_apis_operator_v1_TrialResult(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "TrialResult is what a trial found.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"configHash": {
+						SchemaProps: spec.SchemaProps{
+							Description: "configHash is the hash of the configuration tried.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"image": {
+						SchemaProps: spec.SchemaProps{
+							Description: "image is the scheduler image tried.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"verdict": {
+						SchemaProps: spec.SchemaProps{
+							Description: "verdict is Running, Allowed, Blocked or Failed.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"message": {
+						SchemaProps: spec.SchemaProps{
+							Description: "message says why, with the counts and the first reasons.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"counts": {
+						SchemaProps: spec.SchemaProps{
+							Description: "counts are the replayed units (a gang counts once) by what changed.",
+							Ref:         ref("github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1.TrialCounts"),
+						},
+					},
+					"report": {
+						SchemaProps: spec.SchemaProps{
+							Description: "report names the ConfigMap, in the scheduler's namespace, that holds the full report (report.json).",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"startedAt": {
+						SchemaProps: spec.SchemaProps{
+							Description: "startedAt is when the trial started.",
+							Ref:         ref(v1.Time{}.OpenAPIModelName()),
+						},
+					},
+					"finishedAt": {
+						SchemaProps: spec.SchemaProps{
+							Description: "finishedAt is when it reached its verdict.",
+							Ref:         ref(v1.Time{}.OpenAPIModelName()),
+						},
+					},
+				},
+				Required: []string{"configHash", "image", "verdict", "startedAt"},
+			},
+		},
+		Dependencies: []string{
+			"github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1.TrialCounts", v1.Time{}.OpenAPIModelName()},
 	}
 }
 

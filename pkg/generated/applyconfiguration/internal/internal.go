@@ -118,6 +118,24 @@ var schemaYAML = typed.YAMLObject(`types:
       type:
         scalar: string
       default: ""
+- name: com.github.openshift.secondary-scheduler-operator.pkg.apis.operator.v1.RolloutPolicy
+  map:
+    fields:
+    - name: strategy
+      type:
+        scalar: string
+    - name: trial
+      type:
+        namedType: com.github.openshift.secondary-scheduler-operator.pkg.apis.operator.v1.TrialPolicy
+- name: com.github.openshift.secondary-scheduler-operator.pkg.apis.operator.v1.SandboxImages
+  map:
+    fields:
+    - name: etcd
+      type:
+        scalar: string
+    - name: kubeAPIServer
+      type:
+        scalar: string
 - name: com.github.openshift.secondary-scheduler-operator.pkg.apis.operator.v1.SchedulerContainer
   map:
     fields:
@@ -222,6 +240,9 @@ var schemaYAML = typed.YAMLObject(`types:
     - name: replicas
       type:
         scalar: numeric
+    - name: rollout
+      type:
+        namedType: com.github.openshift.secondary-scheduler-operator.pkg.apis.operator.v1.RolloutPolicy
     - name: schedulerConfig
       type:
         scalar: string
@@ -282,6 +303,9 @@ var schemaYAML = typed.YAMLObject(`types:
     - name: lastKnownGood
       type:
         namedType: com.github.openshift.secondary-scheduler-operator.pkg.apis.operator.v1.Rollout
+    - name: lastTrial
+      type:
+        namedType: com.github.openshift.secondary-scheduler-operator.pkg.apis.operator.v1.TrialResult
     - name: latestAvailableRevision
       type:
         scalar: numeric
@@ -301,6 +325,81 @@ var schemaYAML = typed.YAMLObject(`types:
     - name: version
       type:
         scalar: string
+- name: com.github.openshift.secondary-scheduler-operator.pkg.apis.operator.v1.TrialCounts
+  map:
+    fields:
+    - name: moved
+      type:
+        scalar: numeric
+      default: 0
+    - name: newlySchedulable
+      type:
+        scalar: numeric
+      default: 0
+    - name: newlyUnschedulable
+      type:
+        scalar: numeric
+      default: 0
+    - name: same
+      type:
+        scalar: numeric
+      default: 0
+    - name: stillUnschedulable
+      type:
+        scalar: numeric
+      default: 0
+    - name: units
+      type:
+        scalar: numeric
+      default: 0
+- name: com.github.openshift.secondary-scheduler-operator.pkg.apis.operator.v1.TrialPolicy
+  map:
+    fields:
+    - name: maxMovedPercent
+      type:
+        scalar: numeric
+    - name: maxNewlyUnschedulable
+      type:
+        scalar: numeric
+    - name: replayBound
+      type:
+        scalar: numeric
+    - name: sandboxImages
+      type:
+        namedType: com.github.openshift.secondary-scheduler-operator.pkg.apis.operator.v1.SandboxImages
+    - name: timeoutSeconds
+      type:
+        scalar: numeric
+- name: com.github.openshift.secondary-scheduler-operator.pkg.apis.operator.v1.TrialResult
+  map:
+    fields:
+    - name: configHash
+      type:
+        scalar: string
+      default: ""
+    - name: counts
+      type:
+        namedType: com.github.openshift.secondary-scheduler-operator.pkg.apis.operator.v1.TrialCounts
+    - name: finishedAt
+      type:
+        namedType: io.k8s.apimachinery.pkg.apis.meta.v1.Time
+    - name: image
+      type:
+        scalar: string
+      default: ""
+    - name: message
+      type:
+        scalar: string
+    - name: report
+      type:
+        scalar: string
+    - name: startedAt
+      type:
+        namedType: io.k8s.apimachinery.pkg.apis.meta.v1.Time
+    - name: verdict
+      type:
+        scalar: string
+      default: ""
 - name: com.github.openshift.secondary-scheduler-operator.pkg.apis.simulation.v1alpha1.Simulator
   map:
     fields:

@@ -64,6 +64,10 @@ type SecondarySchedulerSpecApplyConfiguration struct {
 	Replicas *int32 `json:"replicas,omitempty"`
 	// placement says where the scheduler pods run.
 	Placement *PlacementApplyConfiguration `json:"placement,omitempty"`
+	// rollout says how a new scheduler configuration or image replaces the
+	// running one: at once (Direct, the default), or only once a trial on a copy
+	// of the cluster shows what it would change and a gate allows it (Trial).
+	Rollout *RolloutPolicyApplyConfiguration `json:"rollout,omitempty"`
 }
 
 // SecondarySchedulerSpecApplyConfiguration constructs a declarative configuration of the SecondarySchedulerSpec type for use with
@@ -187,5 +191,13 @@ func (b *SecondarySchedulerSpecApplyConfiguration) WithReplicas(value int32) *Se
 // If called multiple times, the Placement field is set to the value of the last call.
 func (b *SecondarySchedulerSpecApplyConfiguration) WithPlacement(value *PlacementApplyConfiguration) *SecondarySchedulerSpecApplyConfiguration {
 	b.Placement = value
+	return b
+}
+
+// WithRollout sets the Rollout field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the Rollout field is set to the value of the last call.
+func (b *SecondarySchedulerSpecApplyConfiguration) WithRollout(value *RolloutPolicyApplyConfiguration) *SecondarySchedulerSpecApplyConfiguration {
+	b.Rollout = value
 	return b
 }

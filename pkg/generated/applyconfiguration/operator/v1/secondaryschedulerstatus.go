@@ -28,6 +28,9 @@ type SecondarySchedulerStatusApplyConfiguration struct {
 	// not become ready in time. Its pod template is not rolled out again until
 	// an input changes it.
 	FailedRollout *FailedRolloutApplyConfiguration `json:"failedRollout,omitempty"`
+	// lastTrial is the last trial of a configuration or image before its
+	// rollout (spec.rollout.strategy Trial).
+	LastTrial *TrialResultApplyConfiguration `json:"lastTrial,omitempty"`
 }
 
 // SecondarySchedulerStatusApplyConfiguration constructs a declarative configuration of the SecondarySchedulerStatus type for use with
@@ -125,5 +128,13 @@ func (b *SecondarySchedulerStatusApplyConfiguration) WithLastKnownGood(value *Ro
 // If called multiple times, the FailedRollout field is set to the value of the last call.
 func (b *SecondarySchedulerStatusApplyConfiguration) WithFailedRollout(value *FailedRolloutApplyConfiguration) *SecondarySchedulerStatusApplyConfiguration {
 	b.FailedRollout = value
+	return b
+}
+
+// WithLastTrial sets the LastTrial field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the LastTrial field is set to the value of the last call.
+func (b *SecondarySchedulerStatusApplyConfiguration) WithLastTrial(value *TrialResultApplyConfiguration) *SecondarySchedulerStatusApplyConfiguration {
+	b.LastTrial = value
 	return b
 }

@@ -20,8 +20,12 @@ type Arm struct {
 	// Name says which ("current", "candidate"); it names the arm's files.
 	Name string `json:"name"`
 	// Binary is the scheduler executable (kube-scheduler, or a build with
-	// out-of-tree plugins such as scheduler-plugins').
-	Binary string `json:"binary"`
+	// out-of-tree plugins such as scheduler-plugins'), for LocalRuntime.
+	Binary string `json:"binary,omitempty"`
+	// Image and Command are the scheduler's container image and command, for
+	// PodRuntime (the operand's, as the SecondaryScheduler renders it).
+	Image   string   `json:"image,omitempty"`
+	Command []string `json:"command,omitempty"`
 	// Config is its KubeSchedulerConfiguration (YAML). Its client connection
 	// and leader election are replaced: the sandbox, no election.
 	Config []byte `json:"-"`
@@ -76,52 +80,42 @@ type armRun struct {
 	// undecided counts the pods neither bound nor reported unschedulable
 	// within the timeout.
 	undecided int
-	log       string
 }
 
-// schedule runs arm's scheduler against sb until every replayed pod is bound
-// or reported unschedulable and nothing changed for one more look, or until
-// timeout. Undecided pods are unschedulable for the comparison, with a reason
-// that says so.
-func schedule(ctx context.Context, sb *Sandbox, arm Arm, dir string, want int, timeout time.Duration) (*armRun, error) {
-	run := &armRun{log: filepath.Join(dir, "scheduler.log")}
-	exited, stop, err := startScheduler(sb, arm, dir, run.log)
-	if err != nil {
-		return nil, err
-	}
-	defer stop()
+// schedule watches sb's scheduler place the replayed pods (released by s)
+// until every one is bound or reported unschedulable and nothing changed for
+// one more look, or until timeout. Undecided pods are unschedulable for the
+// comparison, with a reason that says so.
+func schedule(ctx context.Context, sb Sandbox, s *seeder, arm Arm, want int, timeout time.Duration) (*armRun, error) {
 	deadline := time.NewTimer(timeout)
 	defer deadline.Stop()
 	tick := time.NewTicker(pollInterval)
 	defer tick.Stop()
 	var last Outcome
 	for {
-		pods, err := sb.replayedPods(ctx)
+		pods, err := s.replayedPods(ctx)
 		if err != nil {
-			return nil, fmt.Errorf("%s: reading the replayed pods: %w", arm.Name, err)
+			return nil, errors.Join(fmt.Errorf("%s: reading the replayed pods: %w", arm.Name, err), sb.Failed(ctx))
 		}
 		outcome, decided := outcomeOf(pods)
 		if decided == want && len(pods) == want && equalOutcomes(outcome, last) {
-			run.outcome = outcome
-			return run, nil
+			return &armRun{outcome: outcome}, nil
 		}
 		last = outcome
+		if err := sb.Failed(ctx); err != nil {
+			return nil, err
+		}
 		select {
 		case <-ctx.Done():
 			return nil, ctx.Err()
-		case err := <-exited:
-			exited <- err // for the deferred wait
-			return nil, fmt.Errorf("%s: %s exited (%v) before it placed the replayed pods; the last lines of its log:\n%s",
-				arm.Name, filepath.Base(arm.Binary), err, tail(run.log, 15))
 		case <-deadline.C:
-			run.outcome, run.undecided = outcome, len(pods)-decided
 			for key, p := range outcome {
 				if p.Node == "" && p.Reason == "" {
 					p.Reason = fmt.Sprintf("no decision within %s", timeout)
 					outcome[key] = p
 				}
 			}
-			return run, nil
+			return &armRun{outcome: outcome, undecided: len(pods) - decided}, nil
 		case <-tick.C:
 		}
 	}
@@ -129,8 +123,8 @@ func schedule(ctx context.Context, sb *Sandbox, arm Arm, dir string, want int, t
 
 // startScheduler starts arm's scheduler against sb, logging to logPath. The
 // channel receives its exit; stop kills it and waits.
-func startScheduler(sb *Sandbox, arm Arm, dir, logPath string) (chan error, func(), error) {
-	config, err := sandboxConfig(arm.Config, sb.Kubeconfig)
+func startScheduler(sb *localSandbox, arm Arm, dir, logPath string) (chan error, func(), error) {
+	config, err := sandboxConfig(arm.Config, sb.kubeconfig)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", arm.Name, err)
 	}
@@ -144,7 +138,7 @@ func startScheduler(sb *Sandbox, arm Arm, dir, logPath string) (chan error, func
 	}
 	defer logFile.Close() // the child has its own descriptor
 	cmd := exec.Command(arm.Binary, "--config="+configPath, "--secure-port=0",
-		"--authentication-kubeconfig="+sb.Kubeconfig, "--authorization-kubeconfig="+sb.Kubeconfig)
+		"--authentication-kubeconfig="+sb.kubeconfig, "--authorization-kubeconfig="+sb.kubeconfig)
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	cmd.SysProcAttr = childProcAttr()
 	if err := cmd.Start(); err != nil {
@@ -175,7 +169,8 @@ func outcomeOf(pods []corev1.Pod) (Outcome, int) {
 		}
 		pl := Placement{}
 		for _, c := range p.Status.Conditions {
-			if c.Type == corev1.PodScheduled && c.Status == corev1.ConditionFalse && c.Reason != "" {
+			// SchedulingGated is the API server's, until the scheduler's first look.
+			if c.Type == corev1.PodScheduled && c.Status == corev1.ConditionFalse && c.Reason != "" && c.Reason != corev1.PodReasonSchedulingGated {
 				pl = Placement{Reason: c.Message, Plugins: PluginsOf(c.Message)}
 				if pl.Reason == "" {
 					pl.Reason = c.Reason

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
 )
 
@@ -51,5 +53,35 @@ profiles:
 	}
 	if _, err := sandboxConfig([]byte(""), "k"); err == nil {
 		t.Error("an empty configuration was accepted")
+	}
+}
+
+// A released pod still says SchedulingGated until the scheduler's first look:
+// that is no decision.
+func TestOutcomeOf(t *testing.T) {
+	pod := func(name, node, reason, msg string) corev1.Pod {
+		p := corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name}, Spec: corev1.PodSpec{NodeName: node}}
+		if reason != "" {
+			p.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodScheduled, Status: corev1.ConditionFalse, Reason: reason, Message: msg}}
+		}
+		return p
+	}
+	out, decided := outcomeOf([]corev1.Pod{
+		pod("bound", "n1", "", ""),
+		pod("gated", "", corev1.PodReasonSchedulingGated, "Scheduling is blocked due to non-empty scheduling gates"),
+		pod("unschedulable", "", corev1.PodReasonUnschedulable, "0/3 nodes are available: 3 node(s) didn't match Pod's node affinity/selector."),
+		pod("unseen", "", "", ""),
+	})
+	if decided != 2 {
+		t.Errorf("%d decided, want 2 (bound and unschedulable): %+v", decided, out)
+	}
+	if p := out["ns/gated"]; p.Node != "" || p.Reason != "" {
+		t.Errorf("a gated pod's placement is %+v, want none", p)
+	}
+	if p := out["ns/unschedulable"]; p.Plugins != "NodeAffinity" || !strings.Contains(p.Reason, "0/3 nodes") {
+		t.Errorf("the unschedulable pod's placement is %+v, want the scheduler's message and NodeAffinity", p)
+	}
+	if p := out["ns/bound"]; p.Node != "n1" {
+		t.Errorf("the bound pod's placement is %+v", p)
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"sync"
 	"time"
 
@@ -18,10 +17,14 @@ type Options struct {
 	Snapshot *Snapshot
 	// Current is the scheduler that runs now, Candidate the one that would replace it.
 	Current, Candidate Arm
-	// SandboxBin holds the sandbox's etcd and kube-apiserver.
+	// Runtime runs the arms; nil runs them on this machine (LocalRuntime)
+	// from SandboxBin and WorkDir.
+	Runtime Runtime
+	// SandboxBin holds the sandbox's etcd and kube-apiserver (LocalRuntime).
 	SandboxBin string
 	// WorkDir receives each arm's configuration and scheduler log (in
-	// WorkDir/<arm name>); "" uses a temporary directory, removed afterwards.
+	// WorkDir/<arm name>); "" uses a temporary directory, removed afterwards
+	// (LocalRuntime).
 	WorkDir string
 	// Timeout bounds each arm's scheduling; 0 means DefaultTimeout.
 	Timeout time.Duration
@@ -93,14 +96,18 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	if o.Timeout == 0 {
 		o.Timeout = DefaultTimeout
 	}
-	dir, keep := o.WorkDir, o.WorkDir != ""
-	if !keep {
-		d, err := os.MkdirTemp("", "secondary-scheduler-trial-")
-		if err != nil {
-			return nil, err
+	rt, keep := o.Runtime, o.WorkDir != ""
+	if rt == nil {
+		dir := o.WorkDir
+		if !keep {
+			d, err := os.MkdirTemp("", "secondary-scheduler-trial-")
+			if err != nil {
+				return nil, err
+			}
+			dir = d
+			defer os.RemoveAll(d)
 		}
-		dir = d
-		defer os.RemoveAll(d)
+		rt = &LocalRuntime{BinDir: o.SandboxBin, Dir: dir}
 	}
 	arms := []Arm{o.Current, o.Candidate}
 	reports := make([]ArmReport, 2)
@@ -111,7 +118,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			reports[i], runs[i], errs[i] = runArm(ctx, o, arms[i], filepath.Join(dir, arms[i].Name))
+			reports[i], runs[i], errs[i] = runArm(ctx, o, rt, arms[i])
 		}()
 	}
 	wg.Wait()
@@ -128,7 +135,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		r.Timings.Seed = max(r.Timings.Seed, a.Seed)
 		r.Timings.Schedule = max(r.Timings.Schedule, a.Schedule)
 	}
-	if !keep {
+	if o.Runtime == nil && !keep {
 		r.Current.Log, r.Candidate.Log = "", ""
 	}
 	r.Timings.Total = time.Since(start)
@@ -136,28 +143,38 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 }
 
 // runArm starts, seeds and stops one sandbox around one scheduler.
-func runArm(ctx context.Context, o Options, arm Arm, dir string) (ArmReport, *armRun, error) {
+func runArm(ctx context.Context, o Options, rt Runtime, arm Arm) (ArmReport, *armRun, error) {
 	rep := ArmReport{Arm: arm}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	t := time.Now()
+	sb, err := rt.Start(ctx, arm)
+	if err != nil {
 		return rep, nil, err
 	}
-	t := time.Now()
-	sb, err := StartSandbox(o.SandboxBin, dir)
-	if err != nil {
-		return rep, nil, fmt.Errorf("%s: %w", arm.Name, err)
+	rep.Log = sb.Log()
+	stop := func(err error) error {
+		// Stopped even when ctx is done: nothing may outlive the trial.
+		stopCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), stopTimeout)
+		defer cancel()
+		return errors.Join(err, sb.Stop(stopCtx))
 	}
-	stop := func(err error) error { return errors.Join(err, sb.Stop()) }
 	rep.Start, t = time.Since(t), time.Now()
-	if err := sb.Seed(ctx, o.Snapshot); err != nil {
-		return rep, nil, stop(fmt.Errorf("%s sandbox: %w", arm.Name, err))
+	s, err := newSeeder(sb.Config())
+	if err != nil {
+		return rep, nil, stop(err)
+	}
+	if err := s.seed(ctx, o.Snapshot); err != nil {
+		return rep, nil, stop(errors.Join(fmt.Errorf("%s sandbox: %w", arm.Name, err), sb.Failed(ctx)))
+	}
+	if err := s.release(ctx, o.Snapshot.Replay); err != nil {
+		return rep, nil, stop(errors.Join(fmt.Errorf("%s sandbox: %w", arm.Name, err), sb.Failed(ctx)))
 	}
 	rep.Seed, t = time.Since(t), time.Now()
-	run, err := schedule(ctx, sb, arm, dir, len(o.Snapshot.Replay), o.Timeout)
+	run, err := schedule(ctx, sb, s, arm, len(o.Snapshot.Replay), o.Timeout)
 	if err != nil {
 		return rep, nil, stop(err)
 	}
 	rep.Schedule = time.Since(t)
-	rep.Log, rep.Undecided = run.log, run.undecided
+	rep.Undecided = run.undecided
 	for _, p := range run.outcome {
 		if p.Node != "" {
 			rep.Bound++
@@ -167,9 +184,12 @@ func runArm(ctx context.Context, o Options, arm Arm, dir string) (ArmReport, *ar
 	}
 	rep.Unschedulable -= rep.Undecided
 	if o.Inspect != nil {
-		if err := o.Inspect(arm.Name, rest.CopyConfig(sb.Config)); err != nil {
+		if err := o.Inspect(arm.Name, sb.Config()); err != nil {
 			return rep, nil, stop(fmt.Errorf("inspecting the %s sandbox: %w", arm.Name, err))
 		}
 	}
 	return rep, run, stop(nil)
 }
+
+// stopTimeout bounds stopping one arm.
+const stopTimeout = time.Minute

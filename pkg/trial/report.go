@@ -20,7 +20,7 @@ func (r *Report) WriteJSON(w io.Writer) error {
 // changed (same ones are counted, not listed), the spread and the timings.
 func (r *Report) WriteText(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintf(tw, "Trial: current %s, candidate %s\n", filepath.Base(r.Current.Binary), filepath.Base(r.Candidate.Binary))
+	fmt.Fprintf(tw, "Trial: current %s, candidate %s\n", r.Current.scheduler(), r.Candidate.scheduler())
 	fmt.Fprintf(tw, "Snapshot: %d nodes, %d bound pods, %d replayed\n", r.Snapshot.Nodes, r.Snapshot.Pods, r.Snapshot.Replay)
 	for _, a := range []ArmReport{r.Current, r.Candidate} {
 		fmt.Fprintf(tw, "  %s: %d bound, %d unschedulable, %d undecided\n", a.Name, a.Bound, a.Unschedulable, a.Undecided)
@@ -77,4 +77,12 @@ func round(d time.Duration) time.Duration {
 		return d.Round(time.Millisecond)
 	}
 	return d.Round(100 * time.Millisecond)
+}
+
+// scheduler names what ran the arm: its binary on this machine, else its image.
+func (a Arm) scheduler() string {
+	if a.Binary != "" {
+		return filepath.Base(a.Binary)
+	}
+	return a.Image
 }

@@ -2,7 +2,6 @@ package simulatorrender
 
 import (
 	"bytes"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -13,9 +12,9 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
-	"sigs.k8s.io/yaml"
 
 	simv1alpha1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/simulation/v1alpha1"
+	"github.com/openshift/secondary-scheduler-operator/pkg/internal/golden"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/simulatorrender/simulatortest"
 )
 
@@ -98,17 +97,7 @@ func TestRenderGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var out bytes.Buffer
-			for i, obj := range []any{r.Pod, r.Service, r.NetworkPolicy} {
-				data, err := yaml.Marshal(obj)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if i > 0 {
-					out.WriteString("---\n")
-				}
-				out.Write(data)
-			}
+			out := bytes.NewBuffer(golden.YAML(t, r.Pod, r.Service, r.NetworkPolicy))
 			out.WriteString("# kubeAPIServerURL: " + r.KubeAPIServerURL + "\n")
 			compareGolden(t, filepath.Join("testdata", name+".yaml"), out.Bytes())
 		})
@@ -117,19 +106,7 @@ func TestRenderGolden(t *testing.T) {
 
 func compareGolden(t *testing.T, path string, got []byte) {
 	t.Helper()
-	if os.Getenv("UPDATE_GOLDEN") != "" {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (create it with UPDATE_GOLDEN=1)", err)
-	}
-	if diff := cmp.Diff(string(want), string(got)); diff != "" {
-		t.Errorf("%s differs (-want +got; UPDATE_GOLDEN=1 rewrites it):\n%s", path, diff)
-	}
+	golden.Compare(t, path, got)
 }
 
 func container(t *testing.T, pod *corev1.Pod, name string) *corev1.Container {

@@ -1,0 +1,197 @@
+package trial
+
+import (
+	"fmt"
+	"net"
+	"strconv"
+	"sync"
+
+	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/openshift/library-go/pkg/operator/resource/resourceread"
+
+	"github.com/openshift/secondary-scheduler-operator/bindata"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
+)
+
+// What a PodRuntime makes in the cluster, per arm: a Secret, a Pod and a
+// NetworkPolicy, each named ObjectName(arm) and labelled with Labels.
+const (
+	// AppName is the app.kubernetes.io/name label of every trial object.
+	AppName = "secondary-scheduler-trial"
+	// AppNameLabel is the label that holds AppName.
+	AppNameLabel = "app.kubernetes.io/name"
+	// ArmLabel holds the arm's name, TrialLabel the trial's id.
+	ArmLabel   = "trial.secondary-scheduler.openshift.io/arm"
+	TrialLabel = "trial.secondary-scheduler.openshift.io/trial"
+	// SandboxServerName is the DNS name of the sandbox's serving certificate:
+	// clients verify it whatever the Pod's IP.
+	SandboxServerName = "sandbox.secondary-scheduler-trial"
+	// SandboxPort is the sandbox kube-apiserver's port on the Pod's IP.
+	SandboxPort = 6443
+	// SchedulerContainer, EtcdContainer and APIServerContainer name the Pod's containers.
+	SchedulerContainer = "scheduler"
+	EtcdContainer      = "etcd"
+	APIServerContainer = "kube-apiserver"
+
+	// mountPath is where the Secret is mounted in the Pod's containers.
+	mountPath = "/etc/trial"
+	// operatorAppName labels the operator's own pods, the only ones the
+	// NetworkPolicy admits.
+	operatorAppName = "secondary-scheduler-operator"
+	podAsset        = "assets/trial/pod.yaml"
+	policyAsset     = "assets/trial/networkpolicy.yaml"
+)
+
+// Keys of the trial Secret.
+const (
+	caKey         = "ca.crt"
+	tlsCertKey    = "tls.crt"
+	tlsKeyKey     = "tls.key"
+	saKeyKey      = "sa.key"
+	saPubKey      = "sa.pub"
+	tokensKey     = "tokens.csv"
+	kubeconfigKey = "kubeconfig"
+	configKey     = "config.yaml"
+)
+
+// ObjectName names the Secret, Pod and NetworkPolicy of an arm.
+func ObjectName(arm string) string { return AppName + "-" + arm }
+
+// Labels are the labels of an arm's objects.
+func Labels(arm, trialID string) map[string]string {
+	return map[string]string{
+		AppNameLabel:         AppName,
+		names.ManagedByLabel: names.ManagedByValue,
+		ArmLabel:             arm,
+		TrialLabel:           trialID,
+	}
+}
+
+// podTemplates decodes the embedded assets once: they are ours, so a decode
+// failure is a build bug (OrDie); callers DeepCopy before patching.
+var podTemplates = sync.OnceValues(func() (*corev1.Pod, *networkingv1.NetworkPolicy) {
+	return resourceread.ReadPodV1OrDie(bindata.MustAsset(podAsset)), resourceread.ReadNetworkPolicyV1OrDie(bindata.MustAsset(policyAsset))
+})
+
+// armObjects are an arm's objects in the cluster.
+type armObjects struct {
+	secret *corev1.Secret
+	pod    *corev1.Pod
+	policy *networkingv1.NetworkPolicy
+}
+
+// podInputs is everything renderArm reads.
+type podInputs struct {
+	namespace, trialID        string
+	owner                     metav1.OwnerReference
+	arm                       Arm
+	etcdImage, apiServerImage string
+	creds                     *credentials
+}
+
+// renderArm renders an arm's Secret, Pod and NetworkPolicy. It is pure: the
+// credentials are made by the caller.
+func renderArm(in podInputs) (*armObjects, error) {
+	if err := validateArm(in); err != nil {
+		return nil, err
+	}
+	name := ObjectName(in.arm.Name)
+	meta := func() metav1.ObjectMeta {
+		return metav1.ObjectMeta{Name: name, Namespace: in.namespace, Labels: Labels(in.arm.Name, in.trialID),
+			OwnerReferences: []metav1.OwnerReference{in.owner}}
+	}
+	secret, err := renderSecret(in.arm, in.creds)
+	if err != nil {
+		return nil, err
+	}
+	secret.ObjectMeta = meta()
+
+	podTmpl, policyTmpl := podTemplates()
+	pod := podTmpl.DeepCopy()
+	pod.TypeMeta = metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"}
+	pod.ObjectMeta = meta()
+	setImage(pod.Spec.InitContainers, EtcdContainer, in.etcdImage)
+	setImage(pod.Spec.InitContainers, APIServerContainer, in.apiServerImage)
+	setImage(pod.Spec.Containers, SchedulerContainer, in.arm.Image)
+	if len(in.arm.Command) > 0 {
+		pod.Spec.Containers[0].Command = in.arm.Command
+	}
+	for i := range pod.Spec.Volumes {
+		if s := pod.Spec.Volumes[i].Secret; s != nil {
+			s.SecretName = name
+		}
+	}
+
+	policy := policyTmpl.DeepCopy()
+	policy.TypeMeta = metav1.TypeMeta{APIVersion: "networking.k8s.io/v1", Kind: "NetworkPolicy"}
+	policy.ObjectMeta = meta()
+	policy.Spec.PodSelector = metav1.LabelSelector{MatchLabels: map[string]string{ArmLabel: in.arm.Name, TrialLabel: in.trialID}}
+	return &armObjects{secret: secret, pod: pod, policy: policy}, nil
+}
+
+func setImage(containers []corev1.Container, name, image string) {
+	for i := range containers {
+		if containers[i].Name == name {
+			containers[i].Image = image
+		}
+	}
+}
+
+// validateArm says which input cannot make valid objects.
+func validateArm(in podInputs) error {
+	for _, f := range []struct{ field, value string }{
+		{"namespace", in.namespace}, {"trial id", in.trialID}, {"the owner's name", in.owner.Name},
+		{"the etcd image", in.etcdImage}, {"the kube-apiserver image", in.apiServerImage},
+		{fmt.Sprintf("arm %q's image", in.arm.Name), in.arm.Image},
+	} {
+		if f.value == "" {
+			return fmt.Errorf("trial: %s is empty", f.field)
+		}
+	}
+	if errs := validation.IsDNS1123Label(ObjectName(in.arm.Name)); len(errs) > 0 || in.arm.Name == "" {
+		return fmt.Errorf("trial: arm name %q does not make an object name: %v", in.arm.Name, errs)
+	}
+	if errs := validation.IsValidLabelValue(in.trialID); len(errs) > 0 {
+		return fmt.Errorf("trial: trial id %q is no label value: %v", in.trialID, errs)
+	}
+	return nil
+}
+
+// renderSecret is an arm's Secret, without its metadata.
+func renderSecret(arm Arm, c *credentials) (*corev1.Secret, error) {
+	local := &rest.Config{Host: "https://" + net.JoinHostPort("127.0.0.1", strconv.Itoa(SandboxPort)),
+		TLSClientConfig: rest.TLSClientConfig{CAData: c.ca}, BearerToken: c.token}
+	kubeconfig, err := clientcmd.Write(kubeconfigOf(local))
+	if err != nil {
+		return nil, err
+	}
+	config, err := sandboxConfig(arm.Config, mountPath+"/"+kubeconfigKey)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", arm.Name, err)
+	}
+	return &corev1.Secret{
+		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Secret"},
+		Type:     corev1.SecretTypeOpaque,
+		Data: map[string][]byte{
+			caKey: c.ca, tlsCertKey: c.tlsCert, tlsKeyKey: c.tlsKey, saKeyKey: c.saKey, saPubKey: c.saPub,
+			tokensKey:     []byte(c.token + `,trial-admin,trial-admin,"system:masters"` + "\n"),
+			kubeconfigKey: kubeconfig,
+			configKey:     config,
+		},
+	}, nil
+}
+
+// sandboxClient is the operator's client config of a sandbox at podIP.
+func sandboxClient(podIP string, c *credentials) *rest.Config {
+	return unlimited(&rest.Config{
+		Host:            "https://" + net.JoinHostPort(podIP, strconv.Itoa(SandboxPort)),
+		TLSClientConfig: rest.TLSClientConfig{CAData: c.ca, ServerName: SandboxServerName},
+		BearerToken:     c.token,
+	})
+}

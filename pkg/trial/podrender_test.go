@@ -1,0 +1,280 @@
+package trial
+
+import (
+	"crypto"
+	"crypto/tls"
+	"crypto/x509"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/client-go/util/keyutil"
+	psapi "k8s.io/pod-security-admission/api"
+	"k8s.io/pod-security-admission/policy"
+	"sigs.k8s.io/yaml"
+
+	"github.com/openshift/secondary-scheduler-operator/pkg/internal/golden"
+)
+
+var testOwner = metav1.OwnerReference{APIVersion: "operator.openshift.io/v1", Kind: "SecondaryScheduler", Name: "cluster",
+	UID: "0a1b2c3d-0000-4000-8000-000000000001", Controller: ptrTo(true), BlockOwnerDeletion: ptrTo(true)}
+
+func ptrTo[T any](v T) *T { return &v }
+
+// fakeCredentials are fixed, so the golden file is stable.
+var fakeCredentials = &credentials{ca: []byte("CA PEM\n"), tlsCert: []byte("SERVING CERT PEM\n"), tlsKey: []byte("SERVING KEY PEM\n"),
+	saKey: []byte("SA KEY PEM\n"), saPub: []byte("SA PUBLIC KEY PEM\n"), token: "0123456789abcdef"}
+
+func testInputs() podInputs {
+	return podInputs{namespace: "openshift-secondary-scheduler", trialID: "0123456789ab", owner: testOwner,
+		arm: Arm{Name: "candidate", Image: "registry.k8s.io/scheduler-plugins/kube-scheduler:v0.34.7", Command: []string{"/bin/kube-scheduler"},
+			Config: []byte("apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nleaderElection:\n  leaderElect: true\nprofiles:\n- schedulerName: secondary-scheduler\n")},
+		etcdImage: DefaultEtcdImage, apiServerImage: DefaultAPIServerImage, creds: fakeCredentials}
+}
+
+// TestRenderArmGolden pins the objects of an arm (the Secret's data as text).
+// UPDATE_GOLDEN=1 go test ./pkg/trial/ rewrites testdata/candidate.yaml.
+func TestRenderArmGolden(t *testing.T) {
+	objs, err := renderArm(testInputs())
+	if err != nil {
+		t.Fatal(err)
+	}
+	secret := objs.secret.DeepCopy()
+	secret.StringData = map[string]string{}
+	for k, v := range secret.Data {
+		secret.StringData[k] = string(v)
+	}
+	secret.Data = nil
+	golden.Compare(t, filepath.Join("testdata", "candidate.yaml"), golden.YAML(t, secret, objs.pod, objs.policy))
+}
+
+func TestRenderArmPod(t *testing.T) {
+	objs, err := renderArm(testInputs())
+	if err != nil {
+		t.Fatal(err)
+	}
+	pod := objs.pod
+	spec := pod.Spec
+	if spec.AutomountServiceAccountToken == nil || *spec.AutomountServiceAccountToken || spec.EnableServiceLinks == nil || *spec.EnableServiceLinks ||
+		spec.RestartPolicy != corev1.RestartPolicyNever || spec.ServiceAccountName != "" || len(spec.NodeSelector) > 0 || len(spec.Tolerations) > 0 {
+		t.Errorf("want no token, no service links, restartPolicy Never, no placement; got %+v", spec)
+	}
+	results := policy.AggregateCheckResults(mustEvaluator(t).EvaluatePod(
+		psapi.LevelVersion{Level: psapi.LevelRestricted, Version: psapi.LatestVersion()}, &pod.ObjectMeta, &spec))
+	if !results.Allowed {
+		t.Errorf("Pod Security restricted forbids the trial Pod: %s", results.ForbiddenDetail())
+	}
+	for _, c := range append(append([]corev1.Container{}, spec.InitContainers...), spec.Containers...) {
+		sc := c.SecurityContext
+		if sc == nil || sc.ReadOnlyRootFilesystem == nil || !*sc.ReadOnlyRootFilesystem {
+			t.Errorf("container %s: the root file system is writable", c.Name)
+		}
+		for _, m := range c.VolumeMounts {
+			if m.Name == "trial" && (m.MountPath != mountPath || !m.ReadOnly) {
+				t.Errorf("container %s mounts the Secret at %s (read-only %t), want %s read-only", c.Name, m.MountPath, m.ReadOnly, mountPath)
+			}
+		}
+		// Every file a container is pointed at is a key of the Secret.
+		for _, arg := range c.Args {
+			for _, f := range regexp.MustCompile(mountPath+`/([a-z.]+)`).FindAllStringSubmatch(arg, -1) {
+				if _, ok := objs.secret.Data[f[1]]; !ok {
+					t.Errorf("container %s: %s names %s, which the Secret lacks", c.Name, arg, f[1])
+				}
+			}
+		}
+	}
+	want := map[string]string{EtcdContainer: DefaultEtcdImage, APIServerContainer: DefaultAPIServerImage}
+	for _, c := range spec.InitContainers {
+		if c.Image != want[c.Name] || c.RestartPolicy == nil || *c.RestartPolicy != corev1.ContainerRestartPolicyAlways {
+			t.Errorf("init container %s: image %s, restartPolicy %v; want %s, a native sidecar", c.Name, c.Image, c.RestartPolicy, want[c.Name])
+		}
+	}
+	if len(spec.InitContainers) != 2 || spec.InitContainers[0].Name != EtcdContainer {
+		t.Errorf("init containers %v, want etcd then kube-apiserver", spec.InitContainers)
+	}
+	s := spec.Containers[0]
+	if len(spec.Containers) != 1 || s.Name != SchedulerContainer || s.Image != testInputs().arm.Image ||
+		!reflect.DeepEqual(s.Command, []string{"/bin/kube-scheduler"}) || s.TerminationMessagePolicy != corev1.TerminationMessageFallbackToLogsOnError {
+		t.Errorf("the scheduler container is %+v", s)
+	}
+	if spec.Volumes[0].Secret == nil || spec.Volumes[0].Secret.SecretName != objs.secret.Name {
+		t.Errorf("volume %+v, want the arm's Secret %s", spec.Volumes[0], objs.secret.Name)
+	}
+	in := testInputs()
+	in.arm.Command = nil
+	if objs, _ := renderArm(in); !reflect.DeepEqual(objs.pod.Spec.Containers[0].Command, []string{"kube-scheduler"}) {
+		t.Errorf("an arm without a command runs %v, want the operand's kube-scheduler", objs.pod.Spec.Containers[0].Command)
+	}
+}
+
+func mustEvaluator(t *testing.T) policy.Evaluator {
+	e, err := policy.NewEvaluator(policy.DefaultChecks(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+func TestRenderArmMetadata(t *testing.T) {
+	objs, err := renderArm(testInputs())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{AppNameLabel: AppName, "app.kubernetes.io/managed-by": "secondary-scheduler-operator",
+		ArmLabel: "candidate", TrialLabel: "0123456789ab"}
+	for _, m := range []metav1.ObjectMeta{objs.secret.ObjectMeta, objs.pod.ObjectMeta, objs.policy.ObjectMeta} {
+		if m.Name != "secondary-scheduler-trial-candidate" || m.Namespace != "openshift-secondary-scheduler" {
+			t.Errorf("object %s/%s, want openshift-secondary-scheduler/secondary-scheduler-trial-candidate", m.Namespace, m.Name)
+		}
+		if !reflect.DeepEqual(m.Labels, want) {
+			t.Errorf("%s: labels %v, want %v", m.Name, m.Labels, want)
+		}
+		if len(m.OwnerReferences) != 1 || m.OwnerReferences[0] != testOwner {
+			t.Errorf("%s: owners %+v, want the SecondaryScheduler", m.Name, m.OwnerReferences)
+		}
+	}
+	if objs.secret.Type != corev1.SecretTypeOpaque {
+		t.Errorf("Secret type %s", objs.secret.Type)
+	}
+}
+
+func TestRenderArmNetworkPolicy(t *testing.T) {
+	objs, err := renderArm(testInputs())
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := objs.policy.Spec
+	sel, err := metav1.LabelSelectorAsSelector(&p.PodSelector)
+	if err != nil || sel.Empty() || !sel.Matches(labels.Set(objs.pod.Labels)) {
+		t.Errorf("the policy's pod selector %v (%v) does not select the trial Pod alone", p.PodSelector, err)
+	}
+	other := Labels("candidate", "ba9876543210")
+	if sel.Matches(labels.Set(other)) {
+		t.Errorf("the policy's pod selector %v selects another trial's Pod", p.PodSelector)
+	}
+	tcp := corev1.ProtocolTCP
+	port := intstr.FromInt32(SandboxPort)
+	want := []networkingv1.NetworkPolicyIngressRule{{
+		From: []networkingv1.NetworkPolicyPeer{{
+			NamespaceSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"kubernetes.io/metadata.name": "openshift-secondary-scheduler-operator"}},
+			PodSelector:       &metav1.LabelSelector{MatchLabels: map[string]string{"app.kubernetes.io/name": "secondary-scheduler-operator"}},
+		}},
+		Ports: []networkingv1.NetworkPolicyPort{{Protocol: &tcp, Port: &port}},
+	}}
+	if !reflect.DeepEqual(p.PolicyTypes, []networkingv1.PolicyType{networkingv1.PolicyTypeIngress}) || !reflect.DeepEqual(p.Ingress, want) {
+		t.Errorf("the policy admits %+v (%v), want only the operator's pods on TCP %d", p.Ingress, p.PolicyTypes, SandboxPort)
+	}
+}
+
+func TestRenderArmSecret(t *testing.T) {
+	objs, err := renderArm(testInputs())
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := objs.secret.Data
+	var config map[string]any
+	if err := yaml.Unmarshal(d[configKey], &config); err != nil {
+		t.Fatal(err)
+	}
+	if kc := config["clientConnection"].(map[string]any)["kubeconfig"]; kc != "/etc/trial/kubeconfig" {
+		t.Errorf("config.yaml points at kubeconfig %v, want /etc/trial/kubeconfig", kc)
+	}
+	if le := config["leaderElection"].(map[string]any); le["leaderElect"] != false {
+		t.Errorf("config.yaml elects a leader: %v", le)
+	}
+	kc, err := clientcmd.Load(d[kubeconfigKey])
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := clientcmd.NewDefaultClientConfig(*kc, nil).ClientConfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Host != "https://127.0.0.1:6443" || cfg.BearerToken != fakeCredentials.token || string(cfg.CAData) != string(fakeCredentials.ca) {
+		t.Errorf("the kubeconfig points at %s with token %q and CA %q", cfg.Host, cfg.BearerToken, cfg.CAData)
+	}
+	if got := string(d[tokensKey]); got != `0123456789abcdef,trial-admin,trial-admin,"system:masters"`+"\n" {
+		t.Errorf("tokens.csv is %q", got)
+	}
+	for _, k := range []string{caKey, tlsCertKey, tlsKeyKey, saKeyKey, saPubKey} {
+		if len(d[k]) == 0 {
+			t.Errorf("the Secret lacks %s", k)
+		}
+	}
+}
+
+func TestRenderArmRefuses(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		mutate func(*podInputs)
+		want   string
+	}{
+		{"no scheduler image", func(in *podInputs) { in.arm.Image = "" }, `arm "candidate"'s image is empty`},
+		{"no etcd image", func(in *podInputs) { in.etcdImage = "" }, "the etcd image is empty"},
+		{"no trial id", func(in *podInputs) { in.trialID = "" }, "trial id is empty"},
+		{"a trial id no label takes", func(in *podInputs) { in.trialID = "a b" }, `trial id "a b"`},
+		{"an arm name no object takes", func(in *podInputs) { in.arm.Name = "Candidate" }, `arm name "Candidate"`},
+		{"a configuration that is no YAML", func(in *podInputs) { in.arm.Config = []byte("[") }, "candidate: the scheduler configuration"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			in := testInputs()
+			tc.mutate(&in)
+			if _, err := renderArm(in); err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("renderArm: %v, want an error saying %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestNewCredentials(t *testing.T) {
+	c, err := newCredentials()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pair, err := tls.X509KeyPair(c.tlsCert, c.tlsKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	roots := x509.NewCertPool()
+	if !roots.AppendCertsFromPEM(c.ca) {
+		t.Fatal("ca.crt holds no certificate")
+	}
+	leaf, err := x509.ParseCertificate(pair.Certificate[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	// As the operator (by name, at any IP) and the scheduler (127.0.0.1) verify it.
+	for _, name := range []string{SandboxServerName, "127.0.0.1"} {
+		if _, err := leaf.Verify(x509.VerifyOptions{DNSName: name, Roots: roots}); err != nil {
+			t.Errorf("the serving certificate does not verify for %s: %v", name, err)
+		}
+	}
+	if _, err := leaf.Verify(x509.VerifyOptions{DNSName: "kubernetes.default", Roots: roots}); err == nil {
+		t.Error("the serving certificate verifies for a name it was not made for")
+	}
+	priv, err := keyutil.ParsePrivateKeyPEM(c.saKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pubs, err := keyutil.ParsePublicKeysPEM(c.saPub)
+	if err != nil || len(pubs) != 1 {
+		t.Fatalf("sa.pub: %v (%d keys)", err, len(pubs))
+	}
+	if !priv.(crypto.Signer).Public().(interface{ Equal(crypto.PublicKey) bool }).Equal(pubs[0]) {
+		t.Error("sa.pub is not sa.key's public key")
+	}
+	if !regexp.MustCompile(`^[0-9a-f]{64}$`).MatchString(c.token) {
+		t.Errorf("the token %q is not 32 random bytes in hex", c.token)
+	}
+	if other, _ := newCredentials(); other.token == c.token {
+		t.Error("two trials got the same token")
+	}
+}

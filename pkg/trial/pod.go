@@ -35,8 +35,12 @@ var (
 // its creation until its sandbox answers: pulling three images included.
 const DefaultPodStartTimeout = 5 * time.Minute
 
-// podPollInterval is how often a starting trial Pod is looked at.
-const podPollInterval = 500 * time.Millisecond
+// podPollInterval is how often a starting trial Pod is looked at, and
+// podCheckInterval a running one.
+const (
+	podPollInterval  = 500 * time.Millisecond
+	podCheckInterval = 2 * time.Second
+)
 
 // PodRuntime runs each arm as a Pod in a cluster: the sandbox (etcd and
 // kube-apiserver) and the arm's scheduler (Arm.Image, Arm.Command), with a
@@ -114,6 +118,8 @@ type podArm struct {
 	kube                 kubernetes.Interface
 	arm, namespace, name string
 	config               *rest.Config
+	// checked is when Failed last read the Pod.
+	checked time.Time
 }
 
 func (s *podArm) Config() *rest.Config { return rest.CopyConfig(s.config) }
@@ -124,8 +130,14 @@ func (s *podArm) Log() string { return "" }
 
 func (s *podArm) what() string { return fmt.Sprintf("Pod %s/%s", s.namespace, s.name) }
 
-// Failed implements Sandbox. A failed read of the Pod is no verdict on it.
+// Failed implements Sandbox. It reads the Pod at most every
+// podCheckInterval (the arm polls more often, and the cluster's API server
+// is shared). A failed read of the Pod is no verdict on it.
 func (s *podArm) Failed(ctx context.Context) error {
+	if time.Since(s.checked) < podCheckInterval {
+		return nil
+	}
+	s.checked = time.Now()
 	pod, err := s.kube.CoreV1().Pods(s.namespace).Get(ctx, s.name, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
 		return fmt.Errorf("%s: the trial %s was deleted", s.arm, s.what())

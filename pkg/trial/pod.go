@@ -206,10 +206,11 @@ func (s *podArm) waitAnswers(ctx, startCtx context.Context, creds *credentials, 
 		}
 		select {
 		case <-startCtx.Done():
-			if ctx.Err() != nil {
-				return nil, ctx.Err()
+			why := notAnswering(pod, readErr, probeErr)
+			if err := ctx.Err(); err != nil {
+				return nil, fmt.Errorf("%s: %w while the trial %s started: %s", s.arm, err, s.what(), why)
 			}
-			return nil, fmt.Errorf("%s: the trial %s did not answer within %s: %s", s.arm, s.what(), timeout, notAnswering(pod, readErr, probeErr))
+			return nil, fmt.Errorf("%s: the trial %s did not answer within %s: %s", s.arm, s.what(), timeout, why)
 		case <-interval.C:
 		}
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/openshift/library-go/pkg/operator/v1helpers"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -34,9 +35,11 @@ import (
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/metrics"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/operandstatuscontroller"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/operatorclient"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/report"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/simulatorcontroller"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/staticresources"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/targetconfigcontroller"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/trialrunner"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/trim"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/unservedpodscontroller"
 )
@@ -63,7 +66,8 @@ func RunOperator(ctx context.Context, cc *controllercmd.ControllerContext, opts 
 	versions := status.NewVersionGetter()
 	seedVersions(nil, versions)
 
-	controllers := newControllers(cc, c, versions, openShift, opts)
+	controllers := newControllers(cc, c, versions, openShift, opts, trialrunner.New(ctx, c.operatorClient, c.kube,
+		trialrunner.InCluster(c.kube, c.dynamic), report.OnSecondaryScheduler(c.kube)))
 	if openShift {
 		configInformers, openShiftControllers, err := newOpenShiftControllers(ctx, cc, c.crConfig, c.operatorClient, versions)
 		if err != nil {
@@ -93,8 +97,10 @@ func RunOperator(ctx context.Context, cc *controllercmd.ControllerContext, opts 
 // clients are the operator's API clients and the informer factories the
 // controllers read from.
 type clients struct {
-	kube           kubernetes.Interface
-	cachedKube     kubernetes.Interface
+	kube       kubernetes.Interface
+	cachedKube kubernetes.Interface
+	// dynamic reads the custom resources a trial's snapshot copies.
+	dynamic        dynamic.Interface
 	cr             versioned.Interface
 	crConfig       *rest.Config
 	operatorClient *operatorclient.Client
@@ -118,6 +124,9 @@ func newClients(cc *controllercmd.ControllerContext) (*clients, error) {
 	if c.cr, err = versioned.NewForConfig(c.crConfig); err != nil {
 		return nil, err
 	}
+	if c.dynamic, err = dynamic.NewForConfig(c.crConfig); err != nil {
+		return nil, err
+	}
 	c.kubeInformers = kubecache.NewKubeInformers(c.kube)
 	c.cachedKube = kubecache.NewCachedKubeClient(c.kube, c.kubeInformers)
 	c.crInformers = externalversions.NewSharedInformerFactoryWithOptions(c.cr, resync, externalversions.WithTransform(trim.Objects))
@@ -136,11 +145,12 @@ func newClients(cc *controllercmd.ControllerContext) (*clients, error) {
 
 // newControllers are the controllers of the SecondaryScheduler that run
 // everywhere, OpenShift or not.
-func newControllers(cc *controllercmd.ControllerContext, c *clients, versions status.VersionGetter, openShift bool, opts Options) []factory.Controller {
+func newControllers(cc *controllercmd.ControllerContext, c *clients, versions status.VersionGetter, openShift bool, opts Options,
+	trials targetconfigcontroller.Trials) []factory.Controller {
 	return []factory.Controller{
 		staticresources.NewStaticResourcesController(staticresources.ControllerName, c.cachedKube, c.kubeInformers, c.operatorClient, cc.EventRecorder),
 		targetconfigcontroller.NewTargetConfigController(c.operatorClient, c.cachedKube, c.kubeInformers, c.grantableRole.Rbac().V1().ClusterRoles(),
-			staticresources.DeleteAll(c.kube), observerWait(openShift), cc.EventRecorder),
+			staticresources.DeleteAll(c.kube), observerWait(openShift), trials, cc.EventRecorder),
 		managementstatecontroller.NewOperatorManagementStateController(operatorName, c.operatorClient, cc.EventRecorder),
 		loglevel.NewClusterOperatorLoggingController(c.operatorClient, cc.EventRecorder),
 		// Conditions of earlier releases that nothing sets any more.

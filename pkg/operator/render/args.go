@@ -121,3 +121,28 @@ func flagName(arg string) (name string, hasValue, ok bool) {
 	}
 	return strings.ReplaceAll(name, "_", "-"), hasValue, true
 }
+
+// trialOwnedFlags are the flags a trial sets itself (its configuration, no
+// serving) or that name files only the scheduler's pod mounts.
+var trialOwnedFlags = map[string]bool{
+	"config": true, "secure-port": true, "bind-address": true, "cert-dir": true,
+	"tls-cert-file": true, "tls-private-key-file": true, "tls-min-version": true, "tls-cipher-suites": true,
+	"client-ca-file": true, "kubeconfig": true, "authentication-kubeconfig": true, "authorization-kubeconfig": true,
+}
+
+// TrialArgs are a scheduler container's args without the flags a trial owns,
+// so that a trial runs the same feature gates and settings as the pods.
+func TrialArgs(args []string) []string {
+	var out []string
+	for i := 0; i < len(args); i++ {
+		name, hasValue, ok := flagName(args[i])
+		if !ok || !trialOwnedFlags[name] {
+			out = append(out, args[i])
+			continue
+		}
+		if !hasValue && !knownFlags()[name] && i+1 < len(args) {
+			i++ // its value
+		}
+	}
+	return out
+}

@@ -103,3 +103,12 @@ func TestDeploymentArgsAreAllowed(t *testing.T) {
 		t.Errorf("the operator's own args %q: %v", args, err)
 	}
 }
+
+func TestTrialArgs(t *testing.T) {
+	got := TrialArgs([]string{"--feature-gates=A=true", "--config=/etc/x", "-v=4", "--tls-cert-file", "/certs/tls.crt",
+		"--tls_private_key_file=/certs/tls.key", "--profiling", "--secure-port", "10259", "pos"})
+	want := []string{"--feature-gates=A=true", "-v=4", "--profiling", "pos"}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("TrialArgs = %q, want %q", got, want)
+	}
+}

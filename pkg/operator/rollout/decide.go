@@ -71,7 +71,9 @@ type Inputs struct {
 	Record Record
 	// Awaiting, when set, says what a first rollout waits for.
 	Awaiting string
-	Now      metav1.Time
+	// Trial is what the gate of spec.rollout reads.
+	Trial Trial
+	Now   metav1.Time
 }
 
 // Decision is what to apply, and the record and report that go with it.
@@ -84,8 +86,13 @@ type Decision struct {
 	// Record is the rollout record to write.
 	Record Record
 	// Message says why, for RollBack and Hold the message of RolloutFailed;
-	// for Wait what is awaited.
+	// for Wait what is awaited; for Gate what the trial says or is doing.
 	Message string
+	// Trial is the trial of the desired change: the one that allowed it, or
+	// for Gate the one that holds it (nil when none has started).
+	Trial *secondaryschedulerv1.TrialResult
+	// Candidate, for Gate, is the change a trial must allow.
+	Candidate *Change
 }
 
 // Decide takes back a rollout that failed: while the desired template is the
@@ -102,7 +109,7 @@ func Decide(in Inputs) Decision {
 	d := Decision{Action: RollOut, Deployment: desired.Deployment, ConfigHash: desired.ConfigHash, Record: recordFailure(in)}
 	failed := d.Record.FailedRollout
 	if failed == nil || failed.TemplateHash != desired.TemplateHash {
-		return d
+		return gate(in, d)
 	}
 	what := fmt.Sprintf("The scheduler pods of configuration %s failed: %s.\n", Short(failed.ConfigHash), failed.Message)
 	lkg := d.Record.LastKnownGood

@@ -41,7 +41,10 @@ func (c *targetConfigController) apply(ctx context.Context, recorder events.Reco
 	if err := staticresources.EnsurePodSecurityLabels(ctx, c.kubeClient, c.namespaces, recorder); err != nil {
 		return c.applyFailed(ctx, ss, own, err, err.Error())
 	}
-	deployment, err := c.applyDeployment(ctx, recorder, decision.Deployment, own)
+	deployment, err := in.Live, error(nil)
+	if decision.Deployment != nil { // nil while a trial holds the change: the live one stays
+		deployment, err = c.applyDeployment(ctx, recorder, decision.Deployment, own)
+	}
 	if err != nil {
 		if msg, ok := render.RefusedSpecFields(ss, objs, err); ok {
 			// Nothing to retry until the spec changes; the informers requeue then.

@@ -47,6 +47,7 @@ const (
 type ownStatus struct {
 	uid            types.UID
 	condition      operatorv1.OperatorCondition
+	trialCondition operatorv1.OperatorCondition
 	deployment     *operatorv1.GenerationStatus
 	schedulerNames []string
 	configHash     string
@@ -78,6 +79,9 @@ func (c *targetConfigController) ownStatus(ss *secondaryschedulerv1.SecondarySch
 	if cond := v1helpers.FindOperatorCondition(ss.Status.Conditions, ConditionType); cond != nil {
 		own.condition = *cond
 	}
+	if cond := v1helpers.FindOperatorCondition(ss.Status.Conditions, TrialBlockedCondition); cond != nil {
+		own.trialCondition = *cond
+	}
 	own.deployment = resourcemerge.GenerationFor(ss.Status.Generations, deployments, names.OperandNamespace, names.OperandName).DeepCopy()
 	return own
 }
@@ -96,6 +100,9 @@ func (o *ownStatus) applyConfiguration() *secondaryschedulerapply.SecondarySched
 	status := secondaryschedulerapply.SecondarySchedulerStatus()
 	if o.condition.Type != "" {
 		status.WithConditions(report.Condition(o.condition))
+	}
+	if o.trialCondition.Type != "" {
+		status.WithConditions(report.Condition(o.trialCondition))
 	}
 	if g := o.deployment; g != nil {
 		status.WithGenerations(applyoperatorv1.GenerationStatus().WithGroup(g.Group).WithResource(g.Resource).
@@ -118,17 +125,26 @@ func (c *targetConfigController) rolledOut(ctx context.Context, ss *secondarysch
 	d *appsv1.Deployment, decision rollout.Decision) error {
 	condition := notDegraded("AsExpected", "")
 	failed := decision.Action == rollout.RollBack || decision.Action == rollout.Hold
-	if failed {
+	switch {
+	case failed:
 		condition = operatorv1.OperatorCondition{Type: ConditionType, Status: operatorv1.ConditionTrue, Reason: reasonRolloutFailed, Message: boundMessage(decision.Message)}
+	case decision.Action == rollout.Gate:
+		// Doing what spec.rollout asks: TrialBlocked says what holds the change.
+		condition = notDegraded("HeldForTrial", boundMessage(decision.Message))
 	}
-	if own.configHash != "" && own.configHash != objs.ConfigHash && !failed {
+	previousTrial := own.trialCondition
+	own.trialCondition = trialCondition(ss, decision)
+	report.Transition(c.recorderOn(ss), previousTrial, own.trialCondition)
+	if own.configHash != "" && own.configHash != objs.ConfigHash && !failed && decision.Action != rollout.Gate {
 		c.recorderOn(ss).Eventf("ConfigurationChanged", "rolling out the merged configuration in ConfigMap %s (schedulerNames %s)",
 			names.ConfigMapNameFor(objs.ConfigHash), strings.Join(objs.SchedulerNames, ", "))
 	}
 	var generations []operatorv1.GenerationStatus
 	resourcemerge.SetDeploymentGeneration(&generations, d)
 	own.deployment = resourcemerge.GenerationFor(generations, deployments, d.Namespace, d.Name)
-	own.schedulerNames = slices.Clone(objs.SchedulerNames)
+	if decision.Action != rollout.Gate { // the running configuration's names serve until the change rolls out
+		own.schedulerNames = slices.Clone(objs.SchedulerNames)
+	}
 	own.configHash = objs.ConfigHash
 	return c.setCondition(ctx, ss, own, condition)
 }
@@ -167,6 +183,9 @@ func (c *targetConfigController) setCondition(ctx context.Context, ss *secondary
 	condition operatorv1.OperatorCondition) error {
 	previous := own.condition
 	own.condition = condition
+	if !trialRequired(ss) {
+		own.trialCondition = operatorv1.OperatorCondition{}
+	}
 	if err := c.applyStatus(ctx, own); err != nil {
 		return err
 	}

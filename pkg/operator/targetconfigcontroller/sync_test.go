@@ -71,6 +71,7 @@ type syncFixture struct {
 	c       *targetConfigController
 	kube    *fake.Clientset
 	op      *fakeOperatorClient
+	trials  *fakeTrials
 	renders int
 }
 
@@ -81,6 +82,8 @@ func newSyncFixture(t *testing.T, ss *secondaryschedulerv1.SecondaryScheduler, o
 	grantable := informers.NewSharedInformerFactory(kube, 0)
 	f := &syncFixture{kube: kube, op: &fakeOperatorClient{ss: ss}}
 	f.c = newController(f.op, kube, kubeInformers, grantable.Rbac().V1().ClusterRoles(), func(context.Context, events.Recorder) error { return nil }, 0)
+	f.trials = &fakeTrials{}
+	f.c.trials = f.trials
 	f.c.recorderOn = func(*secondaryschedulerv1.SecondaryScheduler) events.Recorder {
 		return events.NewInMemoryRecorder("test", f.c.clock)
 	}

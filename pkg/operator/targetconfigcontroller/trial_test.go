@@ -1,0 +1,127 @@
+package targetconfigcontroller
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	operatorv1 "github.com/openshift/api/operator/v1"
+	appsv1 "k8s.io/api/apps/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	secondaryschedulerv1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/trialrunner"
+)
+
+// fakeTrials records what the controller asks of the trial runner.
+type fakeTrials struct {
+	ensured []trialrunner.Request
+	cancels int
+}
+
+func (f *fakeTrials) Ensure(_ *secondaryschedulerv1.SecondaryScheduler, req trialrunner.Request) {
+	f.ensured = append(f.ensured, req)
+}
+func (f *fakeTrials) Cancel() { f.cancels++ }
+
+// trialCondition is the TrialBlocked condition last applied, if any.
+func (f *fakeOperatorClient) trialCondition() (operatorv1.ConditionStatus, string, string, bool) {
+	last := f.applied[len(f.applied)-1]
+	for _, c := range last.Conditions {
+		if *c.Type == TrialBlockedCondition {
+			return *c.Status, *c.Reason, *c.Message, true
+		}
+	}
+	return "", "", "", false
+}
+
+// Under strategy Trial a new configuration waits on the running Deployment
+// for a trial of exactly that change: it starts one, is held while it runs
+// and when it blocks, and rolls out once it allows.
+func TestSyncGatesAChangeOnItsTrial(t *testing.T) {
+	ss := newSecondaryScheduler()
+	ss.Spec.Rollout = &secondaryschedulerv1.RolloutPolicy{Strategy: secondaryschedulerv1.RolloutTrial}
+	before := ss.DeepCopy()
+	running := mustRender(t, render.Inputs{SecondaryScheduler: before, UserConfig: userConfig("profiles:\n- schedulerName: before\n")})
+	ss.Spec.SchedulerConfig = "user"
+	user := userConfig("profiles:\n- schedulerName: after\n")
+	desired := mustRender(t, render.Inputs{SecondaryScheduler: ss, UserConfig: user})
+	live := running.Deployment.DeepCopy()
+	live.Generation, live.Status = 1, appsv1.DeploymentStatus{ObservedGeneration: 1, Replicas: 1, UpdatedReplicas: 1, AvailableReplicas: 1}
+	f := newSyncFixture(t, ss, operandNamespace(), user, running.ConfigMap, live)
+	liveHash := func() string {
+		d, err := f.kube.AppsV1().Deployments(names.OperandNamespace).Get(context.Background(), names.OperandName, metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d.Spec.Template.Annotations[names.ConfigHashAnnotation]
+	}
+
+	if err := f.sync(t); err != nil {
+		t.Fatal(err)
+	}
+	if got := liveHash(); got != running.ConfigHash {
+		t.Fatalf("the Deployment runs %s before any trial, want the running %s", got, running.ConfigHash)
+	}
+	if len(f.trials.ensured) != 1 {
+		t.Fatalf("%d trials started, want 1", len(f.trials.ensured))
+	}
+	req := f.trials.ensured[0]
+	if req.Candidate.ConfigHash != desired.ConfigHash || req.Current.ConfigHash != running.ConfigHash ||
+		!strings.Contains(string(req.Candidate.Config), "schedulerName: after") || !strings.Contains(string(req.Current.Config), "schedulerName: before") ||
+		req.Candidate.Image != ss.Spec.SchedulerImage || req.Owner.UID != ss.UID {
+		t.Errorf("trial request %+v, want the desired configuration against the running one, owned by the SecondaryScheduler", req)
+	}
+	for _, arg := range append(req.Candidate.Args, req.Current.Args...) {
+		if strings.HasPrefix(arg, "--config") || strings.HasPrefix(arg, "--tls-") {
+			t.Errorf("trial args keep %q, which the trial sets or cannot mount", arg)
+		}
+	}
+	if status, reason, _, ok := f.op.trialCondition(); !ok || status != operatorv1.ConditionFalse || reason != "TrialRunning" {
+		t.Errorf("TrialBlocked %s %s (present %v), want False TrialRunning", status, reason, ok)
+	}
+	if status, reason, _ := f.op.condition(t); status != operatorv1.ConditionFalse || reason != "HeldForTrial" {
+		t.Errorf("%s %s %s, want False HeldForTrial", ConditionType, status, reason)
+	}
+
+	ss.Status.LastTrial = &secondaryschedulerv1.TrialResult{ConfigHash: desired.ConfigHash, Image: ss.Spec.SchedulerImage,
+		Verdict: secondaryschedulerv1.TrialBlocked, Message: "blocked: 6 newly unschedulable (at most 0 allowed)"}
+	if err := f.sync(t); err != nil {
+		t.Fatal(err)
+	}
+	status, reason, msg, _ := f.op.trialCondition()
+	if status != operatorv1.ConditionTrue || reason != "TrialBlocked" || !strings.Contains(msg, "6 newly unschedulable") {
+		t.Errorf("TrialBlocked %s %s %q, want True TrialBlocked with the counts", status, reason, msg)
+	}
+	if len(f.trials.ensured) != 1 || liveHash() != running.ConfigHash {
+		t.Errorf("a blocked change started %d trials and runs %s; want its verdict to stand and the running configuration kept",
+			len(f.trials.ensured), liveHash())
+	}
+
+	ss.Status.LastTrial.Verdict = secondaryschedulerv1.TrialAllowed
+	if err := f.sync(t); err != nil {
+		t.Fatal(err)
+	}
+	if got := liveHash(); got != desired.ConfigHash {
+		t.Errorf("after the trial allowed it the Deployment runs %s, want %s", got, desired.ConfigHash)
+	}
+	if status, reason, _, _ := f.op.trialCondition(); status != operatorv1.ConditionFalse || reason != "AsExpected" {
+		t.Errorf("TrialBlocked %s %s after the rollout, want False AsExpected", status, reason)
+	}
+	if f.trials.cancels == 0 {
+		t.Error("no change needs a trial any more, yet none was cancelled")
+	}
+}
+
+// Under Direct (the default) there is no trial and no TrialBlocked condition.
+func TestSyncDirectHasNoTrial(t *testing.T) {
+	f := newSyncFixture(t, newSecondaryScheduler(), operandNamespace())
+	if err := f.sync(t); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, _, ok := f.op.trialCondition(); ok || len(f.trials.ensured) != 0 {
+		t.Errorf("Direct: TrialBlocked present %v, %d trials", ok, len(f.trials.ensured))
+	}
+}

@@ -80,7 +80,7 @@ kc wait secondaryscheduler/cluster --for=condition=Available --timeout=120s >/de
 "${root}/_output/bin/run-operand" --kubeconfig="${KUBECONFIG}" \
   --kube-scheduler="${CONTROLPLANE_BIN}/kube-scheduler" --scheduler-plugins="${CONTROLPLANE_BIN}/scheduler-plugins" \
   --simulator="${CONTROLPLANE_BIN}/simulator" --simulator-config="${CONTROLPLANE_BIN}/../simulator/config.yaml" \
-  --etcd="${CONTROLPLANE_BIN}/etcd" --dir="${local_dir}/operand" \
+  --etcd="${CONTROLPLANE_BIN}/etcd" --kube-apiserver="${CONTROLPLANE_BIN}/kube-apiserver" --dir="${local_dir}/operand" \
   > "${local_dir}/run-operand.log" 2>&1 &
 echo $! > "${local_dir}/run-operand.pid"
 # One directory per pod: operand/<pod name>/kube-scheduler.log.

@@ -4,8 +4,9 @@
 # manifests/`, the operator as a host process with its own ServiceAccount's
 # token, then `go test ./test/e2e/...` against it. The tests play kubelet for the
 # secondary scheduler (the real kube-scheduler or scheduler-plugins binary, as
-# its pod would run) and for Simulator Pods (the real simulator and etcd, each
-# Pod in a network namespace of its own: run as root).
+# its pod would run), for Simulator Pods (the real simulator and etcd) and for
+# trial Pods (the real etcd, kube-apiserver and scheduler), each such Pod in a
+# network namespace of its own: run as root.
 #
 #   hack/test-e2e.sh [--faults] [--no-openshift-crds] [go test flags...]
 #
@@ -53,7 +54,7 @@ cleanup() {
   if [[ ${result} -eq 0 && "${E2E_KEEP:-false}" != true ]]; then
     rm -rf "${dir}"
   else
-    echo "test-e2e.sh: logs kept in ${dir} (operator.log, cluster/logs/, operand*/<pod>/kube-scheduler.log, simulators*/<namespace>_<pod>/)"
+    echo "test-e2e.sh: logs kept in ${dir} (operator.log, cluster/logs/, operand*/<pod>/kube-scheduler.log, simulators*/<namespace>_<pod>/, trials/runner.log and trials/<pod>_<uid>/)"
   fi
 }
 trap cleanup EXIT

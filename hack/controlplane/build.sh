@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds a real Kubernetes control plane from Go modules into
 # _output/controlplane/bin: kube-apiserver, kube-controller-manager,
-# kube-scheduler, kubectl, etcd and kwok, plus the kwok "fast" stages file;
+# kube-scheduler, kubectl, etcd and kwok, plus the kwok "fast" stages file
+# (kwok-stages.sh);
 # and what users run beside it: scheduler-plugins' scheduler
 # (bin/scheduler-plugins), with the CRDs of its plugins from its own module
 # (_output/controlplane/crds), and the KEP-159 scheduler simulator
@@ -60,12 +61,15 @@ simulator ${simulator_version}
 go $(go env GOVERSION)
 inputs ${inputs_hash}"
 
+# kwok's stages have a stamp of their own (kwok-stages.sh): which pods kwok
+# leaves alone is test harness policy, not a build input of any binary.
+${envtest_only} || "${here}/kwok-stages.sh"
+
 # fresh NAME PATH: PATH exists and was made from exactly these inputs.
 fresh() { [[ -e "$2" && -f "${stamps}/$1" && "$(< "${stamps}/$1")" == "${key}" ]]; }
 stale=()
 for b in "${wanted[@]}"; do fresh "${b}" "${bin}/${b}" || stale+=("${b}"); done
 if ! ${envtest_only}; then
-  fresh kwok-stages.yaml "${out}/kwok-stages.yaml" || stale+=(kwok-stages.yaml)
   fresh plugin-crds "${out}/crds" || stale+=(plugin-crds)
   fresh simulator-config "${out}/simulator/config.yaml" || stale+=(simulator-config)
 fi
@@ -112,38 +116,6 @@ for b in "${wanted[@]}"; do
     *) build "${b}" "${here}" "k8s.io/kubernetes/cmd/${b}" "${kube_ldflags}" ;;
   esac
 done
-
-if ! ${envtest_only} && ! fresh kwok-stages.yaml "${out}/kwok-stages.yaml"; then
-  # The kwok binary embeds no stages; without them nodes never get Ready and
-  # pods never run. These are the files of kwok's kustomize/stage/fast.
-  kwok_dir=$(cd "${here}/kwok" && go mod download -json sigs.k8s.io/kwok | awk -F'"' '$2 == "Dir" { print $4 }')
-  [[ -d "${kwok_dir}" ]] || { echo "build.sh: cannot locate the sigs.k8s.io/kwok module" >&2; exit 1; }
-  stages=(node/fast/node-initialize node/heartbeat-with-lease/node-heartbeat-with-lease
-    pod/fast/pod-ready pod/fast/pod-complete pod/fast/pod-delete)
-  # One change: pod-ready leaves the Pods of Simulators alone. The e2e harness
-  # runs the real simulator for them (test/e2e/operandrunner) and reports their
-  # readiness from it; kwok would mark them Ready before anything answers.
-  simulator_label=simulation.kube-scheduler-simulator.x-k8s.io/simulator
-  {
-    for s in "${stages[@]}"; do
-      echo "---"
-      if [[ "${s}" == pod/fast/pod-ready ]]; then
-        awk -v label="${simulator_label}" '{ print }
-          /^    matchExpressions:$/ && !done {
-            print "    - key: '"'"'.metadata.labels[\"" label "\"]'"'"'"
-            print "      operator: '"'"'DoesNotExist'"'"'"
-            done = 1
-          }' "${kwok_dir}/kustomize/stage/${s}.yaml"
-      else
-        cat "${kwok_dir}/kustomize/stage/${s}.yaml"
-      fi
-    done
-  } > "${out}/kwok-stages.yaml.tmp"
-  grep -q "${simulator_label}" "${out}/kwok-stages.yaml.tmp" || { echo "build.sh: kwok's pod-ready stage changed shape; cannot exclude Simulator pods" >&2; exit 1; }
-  mv "${out}/kwok-stages.yaml.tmp" "${out}/kwok-stages.yaml"
-  echo "${key}" > "${stamps}/kwok-stages.yaml"
-  echo "controlplane: wrote ${out}/kwok-stages.yaml"
-fi
 
 if ! ${envtest_only} && ! fresh plugin-crds "${out}/crds"; then
   # The CRDs of the plugins the examples use (PodGroup for Coscheduling,

@@ -310,7 +310,7 @@ func markPodsReady(ctx context.Context, admin *framework.Clients, ns string) err
 	sem := make(chan struct{}, 16)
 	for i := range pods.Items {
 		pod := &pods.Items[i]
-		if podReady(pod) {
+		if framework.PodReady(pod) {
 			continue
 		}
 		wg.Add(1)
@@ -330,15 +330,6 @@ func markPodsReady(ctx context.Context, admin *framework.Clients, ns string) err
 		return errs[0]
 	}
 	return nil
-}
-
-func podReady(pod *corev1.Pod) bool {
-	for _, c := range pod.Status.Conditions {
-		if c.Type == corev1.PodReady {
-			return c.Status == corev1.ConditionTrue
-		}
-	}
-	return false
 }
 
 // parallel runs do(0..n-1) on 16 goroutines and fails b with the first error.

@@ -57,6 +57,8 @@ type cluster struct {
 	// operator is the operator's host process, which the fault tests kill and
 	// start again.
 	operator operatorProcess
+	// trials plays kubelet for trial Pods throughout the run.
+	trials *trialHarness
 }
 
 var stack *cluster
@@ -70,7 +72,16 @@ func TestMain(m *testing.M) {
 		}
 		stack = c
 	}
+	stopTrials := func() {}
+	if stack != nil {
+		var err error
+		if stopTrials, err = stack.playTrials(); err != nil {
+			fmt.Fprintln(os.Stderr, "e2e:", err)
+			os.Exit(1)
+		}
+	}
 	code := m.Run()
+	stopTrials()
 	if stack != nil && code == 0 {
 		code = checkOperandWasNeverForbidden(stack.auditLog)
 	}

@@ -58,13 +58,7 @@ func TestTrial(t *testing.T) {
 	}
 	first := nodes.Items[0].Name
 	c.createSecretHolder(t, ns, first)
-	// Ours, bound on the first node: the last two bound are replayed.
-	for i := 0; i < 2; i++ {
-		c.createTrialPod(t, ns, fmt.Sprintf("bound-%d", i), first, "4", nil)
-	}
-	for i := 0; i < 4; i++ {
-		c.createTrialPod(t, ns, fmt.Sprintf("pending-%d", i), "", "4", nil)
-	}
+	c.createReplaySet(t, ns, first)
 
 	t.Run("MostAllocated moves placements and is allowed", func(t *testing.T) {
 		example := repoPath(t, "examples", "bin-packing")
@@ -279,6 +273,19 @@ func (c *cluster) createTrialPod(t *testing.T, ns, name, node, cpu string, label
 	}}
 	if _, err := c.admin.Kube.CoreV1().Pods(ns).Create(context.Background(), pod, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// createReplaySet creates the pods of ours that a trial replays: two bound on
+// node (a trial replaying the last two bound takes them) and four pending,
+// 4 CPUs each.
+func (c *cluster) createReplaySet(t *testing.T, ns, node string) {
+	t.Helper()
+	for i := 0; i < 2; i++ {
+		c.createTrialPod(t, ns, fmt.Sprintf("bound-%d", i), node, "4", nil)
+	}
+	for i := 0; i < 4; i++ {
+		c.createTrialPod(t, ns, fmt.Sprintf("pending-%d", i), "", "4", nil)
 	}
 }
 

@@ -119,3 +119,13 @@ func CrashLoopStatus(exitCode int32, message string) corev1.PodStatus {
 		}},
 	}
 }
+
+// PodReady says whether the pod's Ready condition is True.
+func PodReady(pod *corev1.Pod) bool {
+	for _, c := range pod.Status.Conditions {
+		if c.Type == corev1.PodReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
+}

@@ -21,23 +21,6 @@ import (
 
 const schedulerName = "secondary-scheduler"
 
-// scoring is a configuration of one profile scoring with strategy.
-func scoring(strategy string) []byte {
-	return []byte(fmt.Sprintf(`apiVersion: kubescheduler.config.k8s.io/v1
-kind: KubeSchedulerConfiguration
-profiles:
-- schedulerName: %s
-  pluginConfig:
-  - name: NodeResourcesFit
-    args:
-      scoringStrategy:
-        type: %s
-        resources:
-        - {name: cpu, weight: 1}
-        - {name: memory, weight: 1}
-`, schedulerName, strategy))
-}
-
 func envInt(b *testing.B, name string, def int) int {
 	v := os.Getenv(name)
 	if v == "" {
@@ -94,8 +77,8 @@ func BenchmarkTrial(b *testing.B) {
 	fmt.Println("# target: BenchmarkTrial s-to-verdict < 60")
 	for i := 0; i < b.N; i++ {
 		r, err := trial.Run(context.Background(), trial.Options{Snapshot: snap, SandboxBin: filepath.Dir(bin),
-			Current:   trial.Arm{Name: "current", Binary: bin, Config: scoring("LeastAllocated")},
-			Candidate: trial.Arm{Name: "candidate", Binary: bin, Config: scoring("MostAllocated")}})
+			Current:   trial.Arm{Name: "current", Binary: bin, Config: framework.ScoringConfig(schedulerName, "LeastAllocated")},
+			Candidate: trial.Arm{Name: "candidate", Binary: bin, Config: framework.ScoringConfig(schedulerName, "MostAllocated")}})
 		if err != nil {
 			b.Fatal(err)
 		}

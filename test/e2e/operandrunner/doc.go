@@ -30,7 +30,7 @@
 // it played, as when a node goes away: their ReplicaSets replace them and kwok
 // runs the replacements, so no test that follows sees a status the runner left.
 //
-// kwok and these pods. The stage file (hack/controlplane/build.sh, from kwok's
+// kwok and these pods. The stage file (hack/controlplane/kwok-stages.sh, from kwok's
 // kustomize/stage/fast) has three pod stages. pod-ready matches a pod bound to
 // a kwok node, not being deleted, in phase Pending and not Ready, and patches it
 // at once (no delay) to phase Running, Ready, ContainersReady, every container
@@ -68,7 +68,7 @@
 //
 // RunSimulators plays kubelet, in the same way, for the Pods of Simulators in
 // every namespace (label SimulatorSelector). kwok's pod-ready stage leaves these
-// Pods alone (hack/controlplane/build.sh excludes them), so a Simulator's Pod is
+// Pods alone (hack/controlplane/kwok-stages.sh excludes them), so a Simulator's Pod is
 // Ready only when this runner says so. Per Pod:
 //
 //   - A network namespace of its own (CAP_SYS_ADMIN: run as root), held by a
@@ -98,4 +98,48 @@
 //
 // Restarts, back-off, the status written and deletion are as for the
 // scheduler's pods.
+//
+// # Trial Pods
+//
+// RunTrials plays kubelet for the operator's trial Pods (label TrialSelector,
+// in the operand namespace): per arm, a sandbox API server and the arm's
+// scheduler in one Pod. kwok's pod-ready stage leaves them alone too
+// (hack/controlplane/kwok-stages.sh), so their status is only this runner's.
+// Per Pod, in a directory of its own, Options.Dir/<pod name>_<uid prefix>:
+//
+//   - A network namespace as for a Simulator's Pod, and an address of its own
+//     on the host: the first of 127.0.0.10, 127.0.0.11 ... whose port 6443 is
+//     free (another runner or harness on the host may hold one), reused once
+//     the Pod is gone. It is the Pod's status.podIP and podIPs, and the host's
+//     podIP:6443 is forwarded into the namespace's port 6443, so a host
+//     process (the operator) dials podIP:6443 as it would in a cluster. The
+//     serving certificate names a fixed DNS name, which clients set as TLS
+//     server name: any address verifies.
+//   - The init containers etcd and kube-apiserver, native sidecars, start in
+//     this order, each once the one before has started, as the control plane's
+//     etcd and kube-apiserver binaries (TrialOptions; their images are not
+//     looked at) with the containers' arguments. kube-apiserver has started
+//     once its startup probe (TCP 6443) passes in the namespace; until then
+//     the Pod is Pending, Initialized False, and the scheduler waits
+//     (PodInitializing). A sidecar that exits is reported terminated with its
+//     exit code and log tail, and is not started again (a kubelet would, after
+//     a back-off): the Pod stays Pending.
+//   - Then the container scheduler, the binary its image maps to
+//     (Options.Binary), with its arguments (and its command after the first
+//     word). Ready once running: it has no readiness probe.
+//   - The Secret volume's files are written under <dir>/volumes/<name>, with
+//     every path under the volume's mount path rewritten in the files
+//     themselves as well as in arguments: config.yaml names
+//     /etc/trial/kubeconfig, which is <dir>/volumes/trial/kubeconfig on the
+//     host. A mount namespace per process would need the mount path to exist
+//     on the host (/etc/trial); rewriting needs nothing, and these files are
+//     the operator's own, whose only container paths are the mount's.
+//
+// restartPolicy Never is the pod's, so a scheduler that exits is not started
+// again: it is reported terminated with its exit code and, for a failure, its
+// log tail as message (FallbackToLogsOnError), the sidecars are stopped (the
+// address is free again) and reported terminated, and the Pod is Failed
+// (Succeeded for exit code 0). A Pod being deleted, or gone, has its
+// processes stopped, the scheduler first, then kube-apiserver, then etcd, and
+// is then deleted for good, as for Simulators.
 package operandrunner

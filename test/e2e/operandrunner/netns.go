@@ -205,6 +205,13 @@ func (s *sandbox) forward(port int32) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	s.forwardFrom(l, port)
+	return l.Addr().String(), nil
+}
+
+// forwardFrom forwards every connection l accepts to port on the namespace's
+// loopback, until the sandbox is closed.
+func (s *sandbox) forwardFrom(l net.Listener, port int32) {
 	s.mu.Lock()
 	s.forwards = append(s.forwards, l)
 	s.mu.Unlock()
@@ -237,7 +244,6 @@ func (s *sandbox) forward(port int32) (string, error) {
 			}()
 		}
 	}()
-	return l.Addr().String(), nil
 }
 
 // close stops forwarding and ends the namespace's holder.

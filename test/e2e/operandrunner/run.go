@@ -86,7 +86,17 @@ type podKind struct {
 	// forget, when set, is called once a pod's process is stopped for good
 	// (the pod is gone or being deleted, or the runner ends).
 	forget func(uid types.UID)
+	// sidecars, when set, is the status of the pod's init containers that the
+	// runner plays, and the pod IP it gave the pod ("": none).
+	sidecars func(p *corev1.Pod, now time.Time) ([]corev1.ContainerStatus, string)
 }
+
+// waitingError is what start returns while the container must wait without
+// anything having failed: its pod's init containers have not started yet. The
+// container stays waiting with reason and start is called again soon.
+type waitingError struct{ reason, message string }
+
+func (e *waitingError) Error() string { return e.reason + ": " + e.message }
 
 func run(ctx context.Context, admin *rest.Config, logf func(string, ...interface{}), kind podKind) error {
 	kube, err := kubernetes.NewForConfig(admin)
@@ -215,6 +225,9 @@ func (k *kubelet) sync(ctx context.Context) {
 // back-off allows.
 func (k *kubelet) step(ctx context.Context, r *podRun, p *corev1.Pod) {
 	now := time.Now()
+	if r.c.Terminated != nil {
+		return // not restarted: the pod has ended
+	}
 	if r.s != nil {
 		s := r.s.process()
 		select {
@@ -223,6 +236,11 @@ func (k *kubelet) step(ctx context.Context, r *podRun, p *corev1.Pod) {
 			return
 		}
 		r.s = nil
+		if !restarts(p.Spec.RestartPolicy, s.ExitCode()) {
+			r.c.finished(s.ExitCode(), s.TerminationMessage(), s.FinishedAt())
+			k.logf("pod %s/%s: %s exited (%v); restartPolicy %s: not restarted, see %s", p.Namespace, p.Name, k.kind.container, s.ExitErr(), p.Spec.RestartPolicy, s.LogPath)
+			return
+		}
 		if s.FinishedAt().Sub(s.StartedAt) > resetAfter {
 			r.backoff = minBackoff
 		}
@@ -237,7 +255,7 @@ func (k *kubelet) step(ctx context.Context, r *podRun, p *corev1.Pod) {
 	read, err := k.kind.read(ctx, k.kube, p)
 	if err != nil && r.read == nil {
 		reason := "CreateContainerConfigError"
-		if errors.Is(err, errNoConfigMap) {
+		if errors.Is(err, errNoConfigMap) || errors.Is(err, errNoSecret) {
 			reason = "ContainerCreating" // a kubelet waits for the volume
 		}
 		k.failed(ctx, r, reason, err)
@@ -247,6 +265,12 @@ func (k *kubelet) step(ctx context.Context, r *podRun, p *corev1.Pod) {
 		r.read = read
 	}
 	s, err := k.kind.start(ctx, r.read)
+	var waiting *waitingError
+	if errors.As(err, &waiting) {
+		r.c.Waiting = corev1.ContainerStateWaiting{Reason: waiting.reason, Message: waiting.message}
+		r.notBefore = now.Add(resyncInterval)
+		return
+	}
 	if err != nil {
 		k.failed(ctx, r, "CreateContainerError", err)
 		return
@@ -274,7 +298,15 @@ func (k *kubelet) failed(ctx context.Context, r *podRun, reason string, err erro
 // another, and returns the pod as it is now.
 func (k *kubelet) report(ctx context.Context, r *podRun, p *corev1.Pod) *corev1.Pod {
 	now := time.Now()
-	want := podStatus(p, r.c.status(now), now)
+	var sidecars []corev1.ContainerStatus
+	podIP := ""
+	if k.kind.sidecars != nil {
+		sidecars, podIP = k.kind.sidecars(p, now)
+	}
+	want := podStatus(p, r.c.status(now), sidecars, now)
+	if podIP != "" {
+		want.PodIP, want.PodIPs = podIP, []corev1.PodIP{{IP: podIP}}
+	}
 	if apiequality.Semantic.DeepEqual(want, p.Status) {
 		return p
 	}

@@ -230,7 +230,7 @@ func startSimulator(ctx context.Context, o SimulatorOptions, sp *SimulatorPod, n
 	if err != nil {
 		return nil, err
 	}
-	s := &Simulator{Process: proc, Pod: sp, Env: env, Endpoints: n.endpoints, probe: n.probe(sp.Simulator.ReadinessProbe, sp.Simulator)}
+	s := &Simulator{Process: proc, Pod: sp, Env: env, Endpoints: n.endpoints, probe: n.sandbox.probe(sp.Simulator.ReadinessProbe, sp.Simulator)}
 	o.logf("pod %s/%s: simulator started (pid %d), ports forwarded from the host: %v; log %s", sp.Namespace, sp.Name, proc.PID(), n.endpoints, proc.LogPath)
 	return s, nil
 }
@@ -242,13 +242,7 @@ func startEtcd(ctx context.Context, o SimulatorOptions, sp *SimulatorPod, n *sim
 	if err != nil {
 		return nil, err
 	}
-	rw := n.rewriter(sp.Etcd)
-	var args []string
-	for _, a := range sp.Etcd.Args {
-		args = append(args, rewriteArg(a, rw))
-	}
-	p, err := n.sandbox.start(hostCommand{Binary: binary, Args: args, Env: []string{"PATH=/usr/bin:/bin"}, Dir: n.dir,
-		Container: simv1alpha1.EtcdContainerName, LogPath: filepath.Join(n.dir, EtcdLogFile)})
+	p, args, err := n.sandbox.startContainer(n.dir, sp.Etcd, binary, EtcdLogFile)
 	if err != nil {
 		return nil, err
 	}
@@ -271,9 +265,9 @@ func startEtcd(ctx context.Context, o SimulatorOptions, sp *SimulatorPod, n *sim
 	return p, nil
 }
 
-// probe is c's readiness probe in the pod's network namespace (TCP, or HTTP
-// GET through the forwarded port); with none, a running container is ready.
-func (n *simulatorNetwork) probe(p *corev1.Probe, c *corev1.Container) func() bool {
+// probe is c's probe p in the namespace (TCP, or HTTP GET); with none, a
+// running container passes.
+func (s *sandbox) probe(p *corev1.Probe, c *corev1.Container) func() bool {
 	if p == nil {
 		return func() bool { return true }
 	}
@@ -289,11 +283,11 @@ func (n *simulatorNetwork) probe(p *corev1.Probe, c *corev1.Container) func() bo
 	switch {
 	case p.TCPSocket != nil:
 		addr := port(p.TCPSocket.Port)
-		return func() bool { return n.sandbox.answers(addr) }
+		return func() bool { return s.answers(addr) }
 	case p.HTTPGet != nil:
 		u := "http://" + port(p.HTTPGet.Port) + p.HTTPGet.Path
 		client := &http.Client{Timeout: time.Second, Transport: &http.Transport{
-			DialContext: func(_ context.Context, _, addr string) (net.Conn, error) { return n.sandbox.dial(addr, time.Second) },
+			DialContext: func(_ context.Context, _, addr string) (net.Conn, error) { return s.dial(addr, time.Second) },
 		}}
 		return func() bool {
 			resp, err := client.Get(u)
@@ -305,6 +299,23 @@ func (n *simulatorNetwork) probe(p *corev1.Probe, c *corev1.Container) func() bo
 		}
 	}
 	return func() bool { return false } // exec probes are not played
+}
+
+// startContainer starts binary for container c of the pod whose directory is
+// dir, in the namespace, with c's command after its first word and c's
+// arguments, their paths under c's volume mounts rewritten; its log is
+// dir/logFile. It returns the arguments given.
+func (s *sandbox) startContainer(dir string, c *corev1.Container, binary, logFile string) (*Process, []string, error) {
+	rw := volumeRewriter(dir, c)
+	var args []string
+	for i, a := range append(append([]string(nil), c.Command...), c.Args...) {
+		if i > 0 || len(c.Command) == 0 {
+			args = append(args, rewriteArg(a, rw))
+		}
+	}
+	p, err := s.start(hostCommand{Binary: binary, Args: args, Env: []string{"PATH=/usr/bin:/bin"}, Dir: dir,
+		Container: c.Name, LogPath: filepath.Join(dir, logFile)})
+	return p, args, err
 }
 
 func exited(p *Process) bool {

@@ -2,6 +2,7 @@ package operandrunner
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -53,7 +54,18 @@ func ReadSimulatorPod(ctx context.Context, kube kubernetes.Interface, pod *corev
 	if sp.Simulator == nil {
 		return nil, fmt.Errorf("pod %s/%s has no container %q", pod.Namespace, pod.Name, simv1alpha1.SimulatorContainerName)
 	}
-	for _, c := range []*corev1.Container{sp.Simulator, sp.Etcd} {
+	var err error
+	if sp.Volumes, err = readMountedVolumes(ctx, kube, pod, sp.Simulator, sp.Etcd); err != nil {
+		return nil, err
+	}
+	return sp, nil
+}
+
+// readMountedVolumes reads the volumes that containers (nil ones skipped)
+// mount, and refuses an environment the runner cannot give them.
+func readMountedVolumes(ctx context.Context, kube kubernetes.Interface, pod *corev1.Pod, containers ...*corev1.Container) (map[string]volume, error) {
+	volumes := map[string]volume{}
+	for _, c := range containers {
 		if c == nil {
 			continue
 		}
@@ -63,17 +75,17 @@ func ReadSimulatorPod(ctx context.Context, kube kubernetes.Interface, pod *corev
 			}
 		}
 		for _, m := range c.VolumeMounts {
-			if _, done := sp.Volumes[m.Name]; done {
+			if _, done := volumes[m.Name]; done {
 				continue
 			}
 			v, err := readVolume(ctx, kube, pod, m.Name)
 			if err != nil {
 				return nil, fmt.Errorf("container %s: %w", c.Name, err)
 			}
-			sp.Volumes[m.Name] = v
+			volumes[m.Name] = v
 		}
 	}
-	return sp, nil
+	return volumes, nil
 }
 
 func readVolume(ctx context.Context, kube kubernetes.Interface, pod *corev1.Pod, name string) (volume, error) {
@@ -92,20 +104,43 @@ func readVolume(ctx context.Context, kube kubernetes.Interface, pod *corev1.Pod,
 				}
 				return volume{}, err
 			}
-			files := map[string]string{}
-			if len(v.ConfigMap.Items) == 0 {
-				for k, d := range cm.Data {
-					files[k] = d
+			return volume{files: volumeFiles(cm.Data, v.ConfigMap.Items)}, nil
+		case v.Secret != nil:
+			secret, err := kube.CoreV1().Secrets(pod.Namespace).Get(ctx, v.Secret.SecretName, metav1.GetOptions{})
+			if err != nil {
+				if apierrors.IsNotFound(err) {
+					return volume{}, fmt.Errorf("%w: Secret %s/%s", errNoSecret, pod.Namespace, v.Secret.SecretName)
 				}
+				return volume{}, err
 			}
-			for _, item := range v.ConfigMap.Items {
-				files[item.Path] = cm.Data[item.Key]
+			data := map[string]string{}
+			for k, d := range secret.Data {
+				data[k] = string(d)
 			}
-			return volume{files: files}, nil
+			return volume{files: volumeFiles(data, v.Secret.Items)}, nil
 		}
-		return volume{}, fmt.Errorf("volume %s: this harness plays configMap and emptyDir volumes only", name)
+		return volume{}, fmt.Errorf("volume %s: this harness plays configMap, secret and emptyDir volumes only", name)
 	}
 	return volume{}, fmt.Errorf("volume %s is mounted but not in the pod's volumes", name)
+}
+
+// errNoSecret says a Secret a pod's volume names does not exist (yet): a
+// kubelet keeps such a pod in ContainerCreating.
+var errNoSecret = errors.New("the pod's Secret does not exist")
+
+// volumeFiles are the files of a ConfigMap or Secret volume with data: every
+// key, or the items named.
+func volumeFiles(data map[string]string, items []corev1.KeyToPath) map[string]string {
+	files := map[string]string{}
+	if len(items) == 0 {
+		for k, d := range data {
+			files[k] = d
+		}
+	}
+	for _, item := range items {
+		files[item.Path] = data[item.Key]
+	}
+	return files
 }
 
 // rewriter maps a value of container c's environment or arguments from the
@@ -113,13 +148,19 @@ func readVolume(ctx context.Context, kube kubernetes.Interface, pod *corev1.Pod,
 // goes to the volume's directory. Ports need nothing: the pod has its own
 // network namespace.
 func (n *simulatorNetwork) rewriter(c *corev1.Container) func(string) string {
+	return volumeRewriter(n.dir, c)
+}
+
+// volumeRewriter maps a path under one of c's volume mounts to the volume's
+// directory under the pod's directory dir.
+func volumeRewriter(dir string, c *corev1.Container) func(string) string {
 	mounts := append([]corev1.VolumeMount(nil), c.VolumeMounts...)
 	// The longest mount path first: a path is under the innermost mount.
 	sort.Slice(mounts, func(i, j int) bool { return len(mounts[i].MountPath) > len(mounts[j].MountPath) })
 	return func(v string) string {
 		for _, m := range mounts {
 			if rest, ok := strings.CutPrefix(v, m.MountPath); ok && (rest == "" || strings.HasPrefix(rest, "/")) {
-				return filepath.Join(n.dir, "volumes", m.Name) + rest
+				return volumeDir(dir, m.Name) + rest
 			}
 		}
 		return v
@@ -134,11 +175,14 @@ func rewriteArg(a string, rw func(string) string) string {
 	return rw(a)
 }
 
+// volumeDir is where volume name of the pod whose directory is dir lives.
+func volumeDir(dir, name string) string { return filepath.Join(dir, "volumes", name) }
+
 // writeVolumes writes ConfigMap volumes' files afresh, and creates emptyDirs
 // once: they outlive a container's restart, as in a pod.
 func writeVolumes(dir string, volumes map[string]volume) error {
 	for name, v := range volumes {
-		vdir := filepath.Join(dir, "volumes", name)
+		vdir := volumeDir(dir, name)
 		if v.files == nil {
 			if err := os.MkdirAll(vdir, 0o700); err != nil {
 				return err

@@ -29,6 +29,9 @@ type containerRun struct {
 	StartedAt      time.Time
 	Restarts       int32
 	LastTerminated *corev1.ContainerStateTerminated
+	// Terminated is the final state of a container that is not restarted
+	// (restartPolicy Never).
+	Terminated *corev1.ContainerStateTerminated
 	// Waiting is the state while no process runs.
 	Waiting corev1.ContainerStateWaiting
 	// ready is the readiness probe of the running process.
@@ -62,15 +65,7 @@ func (c *containerRun) started(at time.Time, ready func(now time.Time) bool) {
 // exited records the end of the running process; the container waits out
 // backoff before the next start.
 func (c *containerRun) exited(code int32, message string, finishedAt time.Time, backoff time.Duration, pod string) {
-	reason := "Error"
-	if code == 0 {
-		// FallbackToLogsOnError takes the log only when the container failed.
-		reason, message = "Completed", ""
-	}
-	c.LastTerminated = &corev1.ContainerStateTerminated{
-		ExitCode: code, Reason: reason, Message: message,
-		StartedAt: apiTime(c.StartedAt), FinishedAt: apiTime(finishedAt),
-	}
+	c.LastTerminated = terminated(code, message, c.StartedAt, finishedAt)
 	c.StartedAt, c.ready = time.Time{}, nil
 	c.Restarts++
 	c.Waiting = corev1.ContainerStateWaiting{
@@ -79,15 +74,50 @@ func (c *containerRun) exited(code int32, message string, finishedAt time.Time, 
 	}
 }
 
+// finished records the end of the running process of a container that is not
+// restarted: it stays terminated.
+func (c *containerRun) finished(code int32, message string, finishedAt time.Time) {
+	c.Terminated = terminated(code, message, c.StartedAt, finishedAt)
+	c.StartedAt, c.ready = time.Time{}, nil
+}
+
+// terminated is the state of a process that exited with code.
+func terminated(code int32, message string, startedAt, finishedAt time.Time) *corev1.ContainerStateTerminated {
+	reason := "Error"
+	if code == 0 {
+		// FallbackToLogsOnError takes the log only when the container failed.
+		reason, message = "Completed", ""
+	}
+	return &corev1.ContainerStateTerminated{
+		ExitCode: code, Reason: reason, Message: message,
+		StartedAt: apiTime(startedAt), FinishedAt: apiTime(finishedAt),
+	}
+}
+
+// restarts says whether a kubelet restarts a container of a pod with policy
+// once it has exited with code.
+func restarts(policy corev1.RestartPolicy, code int32) bool {
+	switch policy {
+	case corev1.RestartPolicyNever:
+		return false
+	case corev1.RestartPolicyOnFailure:
+		return code != 0
+	}
+	return true
+}
+
 // status is the container's status at now: ready while running and its
 // readiness probe says so.
 func (c *containerRun) status(now time.Time) corev1.ContainerStatus {
 	running := !c.StartedAt.IsZero()
 	cs := corev1.ContainerStatus{Name: c.Name, Image: c.Image, RestartCount: c.Restarts, Started: ptr.To(running)}
-	if running {
+	switch {
+	case running:
 		cs.State.Running = &corev1.ContainerStateRunning{StartedAt: apiTime(c.StartedAt)}
 		cs.Ready = c.ready(now)
-	} else {
+	case c.Terminated != nil:
+		cs.State.Terminated = c.Terminated.DeepCopy()
+	default:
 		w := c.Waiting
 		cs.State.Waiting = &w
 	}
@@ -98,35 +128,39 @@ func (c *containerRun) status(now time.Time) corev1.ContainerStatus {
 }
 
 // podStatus is the status a kubelet would report for pod with the scheduler
-// container in state scheduler. Other containers (sidecars, which do not run)
-// keep what the pod reports, or are reported running and ready.
-func podStatus(pod *corev1.Pod, scheduler corev1.ContainerStatus, now time.Time) corev1.PodStatus {
+// container in state scheduler, and the init containers the runner plays
+// (native sidecars) in states sidecars. Other containers (the operand's
+// sidecars, which do not run) keep what the pod reports, or are reported
+// running and ready.
+func podStatus(pod *corev1.Pod, scheduler corev1.ContainerStatus, sidecars []corev1.ContainerStatus, now time.Time) corev1.PodStatus {
 	st := *pod.Status.DeepCopy()
-	// A restarting container keeps the pod Running; kwok's pod-ready never
-	// matches a pod that is not Pending.
-	st.Phase = corev1.PodRunning
+	st.Phase = podPhase(scheduler, sidecars)
 	if st.StartTime == nil {
 		st.StartTime = ptr.To(apiTime(now))
 	}
-	var statuses []corev1.ContainerStatus
-	var unready []string
+	var unready, uninitialized []string
+	for _, cs := range sidecars {
+		if !cs.Ready {
+			unready = append(unready, cs.Name)
+		}
+		if cs.Started == nil || !*cs.Started {
+			uninitialized = append(uninitialized, cs.Name)
+		}
+	}
+	if len(sidecars) > 0 {
+		st.InitContainerStatuses = sidecars
+	}
+	st.ContainerStatuses = nil
 	for _, c := range pod.Spec.Containers {
 		cs := scheduler
 		if c.Name != scheduler.Name {
-			cs = corev1.ContainerStatus{Name: c.Name, Image: c.Image, Ready: true, Started: ptr.To(true),
-				State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: *st.StartTime}}}
-			for _, old := range pod.Status.ContainerStatuses {
-				if old.Name == c.Name {
-					cs = old
-				}
-			}
+			cs = otherContainer(pod, c, *st.StartTime)
 		}
 		if !cs.Ready {
 			unready = append(unready, c.Name)
 		}
-		statuses = append(statuses, cs)
+		st.ContainerStatuses = append(st.ContainerStatuses, cs)
 	}
-	st.ContainerStatuses = statuses
 
 	containersReady, reason, message := true, "", ""
 	if len(unready) > 0 {
@@ -140,10 +174,45 @@ func podStatus(pod *corev1.Pod, scheduler corev1.ContainerStatus, now time.Time)
 			readyMessage = fmt.Sprintf("corresponding condition of pod readiness gate %q does not exist or is not True", g.ConditionType)
 		}
 	}
-	st.Conditions = setCondition(st.Conditions, corev1.PodInitialized, true, "", "", now)
+	initialized, initReason, initMessage := true, "", ""
+	if len(uninitialized) > 0 {
+		initialized, initReason = false, "ContainersNotInitialized"
+		initMessage = fmt.Sprintf("containers with incomplete status: [%s]", strings.Join(uninitialized, " "))
+	}
+	st.Conditions = setCondition(st.Conditions, corev1.PodInitialized, initialized, initReason, initMessage, now)
 	st.Conditions = setCondition(st.Conditions, corev1.ContainersReady, containersReady, reason, message, now)
 	st.Conditions = setCondition(st.Conditions, corev1.PodReady, ready, readyReason, readyMessage, now)
 	return st
+}
+
+// podPhase is the phase of a pod whose scheduler container is in state
+// scheduler. A restarting container keeps the pod Running: kwok's pod-ready,
+// which would mark it Ready, never matches a pod that is not Pending. A pod
+// with sidecars the runner plays (kwok leaves it alone) is Pending until its
+// scheduler container has run, and ends Succeeded or Failed with it when it is
+// not restarted.
+func podPhase(scheduler corev1.ContainerStatus, sidecars []corev1.ContainerStatus) corev1.PodPhase {
+	switch t := scheduler.State.Terminated; {
+	case t != nil && t.ExitCode == 0:
+		return corev1.PodSucceeded
+	case t != nil:
+		return corev1.PodFailed
+	case len(sidecars) > 0 && scheduler.State.Running == nil && scheduler.LastTerminationState.Terminated == nil:
+		return corev1.PodPending
+	}
+	return corev1.PodRunning
+}
+
+// otherContainer is the status of a container the runner does not run: what
+// the pod reports, or running and ready since start.
+func otherContainer(pod *corev1.Pod, c corev1.Container, start metav1.Time) corev1.ContainerStatus {
+	for _, old := range pod.Status.ContainerStatuses {
+		if old.Name == c.Name {
+			return old
+		}
+	}
+	return corev1.ContainerStatus{Name: c.Name, Image: c.Image, Ready: true, Started: ptr.To(true),
+		State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: start}}}
 }
 
 func findCondition(conds []corev1.PodCondition, t corev1.PodConditionType) *corev1.PodCondition {

@@ -155,7 +155,7 @@ func TestPodStatusOverridesKwok(t *testing.T) {
 	pod := kwokPod(t0)
 	c := newContainerRun(pod, "secondary-scheduler")
 
-	st := podStatus(pod, c.status(now), now)
+	st := podStatus(pod, c.status(now), nil, now)
 	if st.Phase != corev1.PodRunning {
 		t.Errorf("phase %s, want Running (kwok's pod-ready matches Pending only)", st.Phase)
 	}
@@ -173,19 +173,19 @@ func TestPodStatusOverridesKwok(t *testing.T) {
 
 	// Written, read back: equal, so nothing is written again.
 	pod.Status = roundTrip(t, st)
-	if again := podStatus(pod, c.status(now.Add(time.Second)), now.Add(time.Second)); !apiequality.Semantic.DeepEqual(again, pod.Status) {
+	if again := podStatus(pod, c.status(now.Add(time.Second)), nil, now.Add(time.Second)); !apiequality.Semantic.DeepEqual(again, pod.Status) {
 		t.Errorf("the status read back differs from the one wanted:\n%+v\n%+v", again, pod.Status)
 	}
 
 	c.started(now, schedulerStartedAt(now).ready)
 	later := now.Add(readyAfter)
-	st = podStatus(pod, c.status(later), later)
+	st = podStatus(pod, c.status(later), nil, later)
 	if cond := findCondition(st.Conditions, corev1.PodReady); cond.Status != corev1.ConditionTrue || !cond.LastTransitionTime.Equal(ptrTime(later)) || cond.Reason != "" {
 		t.Errorf("Ready = %+v, want True since %s", cond, later)
 	}
 
 	pending := &corev1.Pod{Spec: pod.Spec, Status: corev1.PodStatus{Phase: corev1.PodPending}}
-	if st := podStatus(pending, c.status(later), later); st.Phase != corev1.PodRunning || st.StartTime == nil {
+	if st := podStatus(pending, c.status(later), nil, later); st.Phase != corev1.PodRunning || st.StartTime == nil {
 		t.Errorf("a pod kwok has not seen: %+v, want Running with a start time", st)
 	}
 }

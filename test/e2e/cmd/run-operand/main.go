@@ -5,10 +5,12 @@
 // reports the container's status on the pod, until it receives SIGTERM or
 // SIGINT (which stops every process). With --simulator it also plays kubelet
 // for the Pods of Simulators: the real simulator and etcd binaries, on loopback
-// ports listed in DIR/simulators/<namespace>_<pod>/endpoints. See package
-// operandrunner.
+// ports listed in DIR/simulators/<namespace>_<pod>/endpoints. With --etcd and
+// --kube-apiserver it plays trial Pods: those binaries as the sandbox, the
+// scheduler image's binary as the arm, each Pod on an address 127.0.0.N of its
+// own (DIR/trials/<pod>_<uid>/). See package operandrunner.
 //
-//	run-operand --kubeconfig=ADMIN --kube-scheduler=BIN --dir=DIR [--simulator=BIN --simulator-config=FILE --etcd=BIN]
+//	run-operand --kubeconfig=ADMIN --kube-scheduler=BIN --dir=DIR [--simulator=BIN --simulator-config=FILE --etcd=BIN] [--kube-apiserver=BIN]
 package main
 
 import (
@@ -33,11 +35,12 @@ func main() {
 	dir := flag.String("dir", "", "directory for one directory per pod with its kubeconfig, token, config.yaml, log and pid file")
 	simulator := flag.String("simulator", "", "path of the simulator binary (v0.1.x): also play the Pods of Simulators (optional)")
 	simulatorConfig := flag.String("simulator-config", "", "the simulator module's config.yaml, with --simulator")
-	etcd := flag.String("etcd", "", "path of the etcd binary, with --simulator")
+	etcd := flag.String("etcd", "", "path of the etcd binary, with --simulator or --kube-apiserver")
+	apiserver := flag.String("kube-apiserver", "", "path of the kube-apiserver binary: also play trial Pods, with --etcd (optional)")
 	flag.Parse()
 	if *kubeconfig == "" || *binary == "" || *dir == "" || flag.NArg() > 0 ||
-		(*simulator != "" && (*simulatorConfig == "" || *etcd == "")) {
-		fmt.Fprintln(os.Stderr, "usage: run-operand --kubeconfig=FILE --kube-scheduler=BIN --dir=DIR [--simulator=BIN --simulator-config=FILE --etcd=BIN]")
+		(*simulator != "" && (*simulatorConfig == "" || *etcd == "")) || (*apiserver != "" && *etcd == "") {
+		fmt.Fprintln(os.Stderr, "usage: run-operand --kubeconfig=FILE --kube-scheduler=BIN --dir=DIR [--simulator=BIN --simulator-config=FILE --etcd=BIN] [--kube-apiserver=BIN --etcd=BIN]")
 		os.Exit(2)
 	}
 	admin, err := clientcmd.BuildConfigFromFlags("", *kubeconfig)
@@ -47,17 +50,26 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
 	log.SetPrefix("run-operand: ")
-	errs := make(chan error, 2)
+	errs := make(chan error, 3)
 	runs := 1
+	schedulers := operandrunner.Options{
+		Admin:            admin,
+		KubeScheduler:    *binary,
+		SchedulerPlugins: *plugins,
+		Dir:              *dir,
+		Logf:             log.Printf,
+	}
 	go func() {
-		errs <- operandrunner.Run(ctx, operandrunner.Options{
-			Admin:            admin,
-			KubeScheduler:    *binary,
-			SchedulerPlugins: *plugins,
-			Dir:              *dir,
-			Logf:             log.Printf,
-		}, nil)
+		errs <- operandrunner.Run(ctx, schedulers, nil)
 	}()
+	if *apiserver != "" {
+		runs++
+		trials := operandrunner.TrialOptions{Options: schedulers, Etcd: *etcd, KubeAPIServer: *apiserver}
+		trials.Dir = filepath.Join(*dir, "trials")
+		go func() {
+			errs <- operandrunner.RunTrials(ctx, trials, nil)
+		}()
+	}
 	if *simulator != "" {
 		runs++
 		go func() {

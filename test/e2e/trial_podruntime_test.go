@@ -1,0 +1,88 @@
+package e2e
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/utils/ptr"
+
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
+	"github.com/openshift/secondary-scheduler-operator/pkg/trial"
+	"github.com/openshift/secondary-scheduler-operator/test/e2e/operandrunner"
+	"github.com/openshift/secondary-scheduler-operator/test/framework"
+)
+
+// TestTrialPodRuntime runs trial.Run with its Pod runtime against the stack,
+// each arm a trial Pod the harness plays (the real etcd, kube-apiserver and
+// kube-scheduler): with two pods of ours bound on the first node and four
+// pending, LeastAllocated to MostAllocated scoring moves placements and the
+// gate (maxNewlyUnschedulable 0) allows it. Once the trial is over no trial Pod
+// is left, and the processes the harness ran for them have exited.
+func TestTrialPodRuntime(t *testing.T) {
+	c := needCluster(t)
+	ctx := context.Background()
+	if want := trial.AppNameLabel + "=" + trial.AppName; operandrunner.TrialSelector != want {
+		t.Fatalf("the harness plays the Pods labelled %s, pkg/trial labels them %s", operandrunner.TrialSelector, want)
+	}
+	ns := c.createNamespace(t, "e2e-trial-pods")
+	nodes, err := c.admin.Kube.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+	if err != nil || len(nodes.Items) < 2 {
+		t.Fatalf("the stack's nodes: %v (%d)", err, len(nodes.Items))
+	}
+	c.createReplaySet(t, ns, nodes.Items[0].Name)
+	dyn, err := dynamic.NewForConfig(c.config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap, err := trial.Take(ctx, trial.Source{Kube: c.admin.Kube, Dynamic: dyn}, []string{"secondary-scheduler"}, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	owner := c.trialOwner(ctx, t)
+	before := len(c.trials.startedList())
+	start := time.Now()
+	r, err := trial.Run(ctx, trial.Options{
+		Snapshot:  snap,
+		Current:   trial.Arm{Name: "current", Image: trialKubeScheduler, Command: []string{"kube-scheduler"}, Config: framework.ScoringConfig("secondary-scheduler", "LeastAllocated")},
+		Candidate: trial.Arm{Name: "candidate", Image: trialKubeScheduler, Command: []string{"kube-scheduler"}, Config: framework.ScoringConfig("secondary-scheduler", "MostAllocated")},
+		Runtime: &trial.PodRuntime{Kube: c.admin.Kube, Namespace: names.OperandNamespace, Owner: owner,
+			TrialID: "e2e0trialpod", StartTimeout: 2 * time.Minute},
+		Timeout: time.Minute,
+	})
+	if err != nil {
+		t.Fatalf("the trial with trial Pods (runner log %s): %v", c.trials.log, err)
+	}
+	t.Logf("trial with trial Pods: %s after %s (start %s and %s, seed %s and %s, schedule %s and %s)", r.Verdict.Message,
+		time.Since(start).Round(100*time.Millisecond), r.Current.Start.Round(time.Millisecond), r.Candidate.Start.Round(time.Millisecond),
+		r.Current.Seed.Round(time.Millisecond), r.Candidate.Seed.Round(time.Millisecond),
+		r.Current.Schedule.Round(time.Millisecond), r.Candidate.Schedule.Round(time.Millisecond))
+	moved := 0
+	for _, u := range unitsIn(r, ns) {
+		if u.Change == trial.Moved {
+			moved++
+		}
+	}
+	if !r.Verdict.Allowed || moved == 0 || r.Counts.NewlyUnschedulable != 0 {
+		t.Errorf("verdict %+v, %d of namespace %s moved, counts %+v: want allowed with moved pods and none newly unschedulable", r.Verdict, moved, ns, r.Counts)
+	}
+	started := c.trials.startedList()[before:]
+	if len(started) != 2 {
+		t.Errorf("the harness started %d trial schedulers, want 2 (one per arm)", len(started))
+	}
+	for _, s := range started {
+		checkTrialPodGone(ctx, t, c, s)
+	}
+}
+
+// trialOwner is the owner reference of the trial's objects: the SecondaryScheduler.
+func (c *cluster) trialOwner(ctx context.Context, t *testing.T) metav1.OwnerReference {
+	t.Helper()
+	cr, err := c.getCR(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return metav1.OwnerReference{APIVersion: "operator.openshift.io/v1", Kind: "SecondaryScheduler", Name: cr.Name, UID: cr.UID, Controller: ptr.To(true)}
+}

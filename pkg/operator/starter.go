@@ -67,7 +67,7 @@ func RunOperator(ctx context.Context, cc *controllercmd.ControllerContext, opts 
 	seedVersions(nil, versions)
 
 	controllers := newControllers(cc, c, versions, openShift, opts, trialrunner.New(ctx, c.operatorClient, c.kube,
-		trialrunner.InCluster(c.kube, c.dynamic), report.OnSecondaryScheduler(c.kube)))
+		trialrunner.InCluster(c.kube, c.dynamic, openShift), report.OnSecondaryScheduler(c.kube)))
 	if openShift {
 		configInformers, openShiftControllers, err := newOpenShiftControllers(ctx, cc, c.crConfig, c.operatorClient, versions)
 		if err != nil {

@@ -60,7 +60,16 @@ type PodRuntime struct {
 	EtcdImage, APIServerImage string
 	// StartTimeout bounds an arm's start; 0 means DefaultPodStartTimeout.
 	StartTimeout time.Duration
+	// RunAsUser, when set, is the user, group and fsGroup of the Pod. The
+	// upstream etcd and kube-apiserver images run as root by default, which
+	// runAsNonRoot refuses: plain Kubernetes needs one (NonRootUser);
+	// OpenShift's restricted SCC assigns the namespace's own.
+	RunAsUser *int64
 }
+
+// NonRootUser is the nonroot user of distroless images, which the upstream
+// etcd, kube-apiserver and kube-scheduler images are built on.
+const NonRootUser int64 = 65532
 
 // Start implements Runtime: it replaces what an earlier trial left of the
 // arm, creates its Secret, NetworkPolicy and Pod, and waits until the
@@ -71,7 +80,7 @@ func (p *PodRuntime) Start(ctx context.Context, arm Arm) (Sandbox, error) {
 		return nil, fmt.Errorf("%s: %w", arm.Name, err)
 	}
 	in := podInputs{namespace: p.Namespace, trialID: p.TrialID, owner: p.Owner, arm: arm,
-		etcdImage: p.EtcdImage, apiServerImage: p.APIServerImage, creds: creds}
+		etcdImage: p.EtcdImage, apiServerImage: p.APIServerImage, creds: creds, runAsUser: p.RunAsUser}
 	if in.etcdImage == "" {
 		in.etcdImage = DefaultEtcdImage
 	}

@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/utils/ptr"
 
 	"github.com/openshift/library-go/pkg/operator/resource/resourceread"
 
@@ -93,6 +94,9 @@ type podInputs struct {
 	arm                       Arm
 	etcdImage, apiServerImage string
 	creds                     *credentials
+	// runAsUser, when set, runs every container as that user, group and
+	// fsGroup (PodRuntime.RunAsUser).
+	runAsUser *int64
 }
 
 // renderArm renders an arm's Secret, Pod and NetworkPolicy. It is pure: the
@@ -126,6 +130,10 @@ func renderArm(in podInputs) (*armObjects, error) {
 		if s := pod.Spec.Volumes[i].Secret; s != nil {
 			s.SecretName = name
 		}
+	}
+	if id := in.runAsUser; id != nil {
+		sc := pod.Spec.SecurityContext
+		sc.RunAsUser, sc.RunAsGroup, sc.FSGroup = ptr.To(*id), ptr.To(*id), ptr.To(*id)
 	}
 
 	policy := policyTmpl.DeepCopy()

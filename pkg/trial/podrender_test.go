@@ -278,3 +278,31 @@ func TestNewCredentials(t *testing.T) {
 		t.Error("two trials got the same token")
 	}
 }
+
+// On plain Kubernetes the Pod names a non-root user, which the upstream
+// images (root by default) need under runAsNonRoot; on OpenShift it names
+// none, so that the restricted SCC assigns the namespace's.
+func TestRenderArmRunAsUser(t *testing.T) {
+	in := testInputs()
+	objs, err := renderArm(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sc := objs.pod.Spec.SecurityContext; sc.RunAsUser != nil || sc.FSGroup != nil {
+		t.Errorf("no user asked for, yet the Pod runs as %v (fsGroup %v)", sc.RunAsUser, sc.FSGroup)
+	}
+	user := NonRootUser
+	in.runAsUser = &user
+	if objs, err = renderArm(in); err != nil {
+		t.Fatal(err)
+	}
+	sc := objs.pod.Spec.SecurityContext
+	if sc.RunAsUser == nil || *sc.RunAsUser != NonRootUser || sc.FSGroup == nil || *sc.FSGroup != NonRootUser || sc.RunAsNonRoot == nil || !*sc.RunAsNonRoot {
+		t.Errorf("securityContext %+v, want user, group and fsGroup %d with runAsNonRoot", sc, NonRootUser)
+	}
+	spec := objs.pod.Spec
+	if results := policy.AggregateCheckResults(mustEvaluator(t).EvaluatePod(
+		psapi.LevelVersion{Level: psapi.LevelRestricted, Version: psapi.LatestVersion()}, &objs.pod.ObjectMeta, &spec)); !results.Allowed {
+		t.Errorf("Pod Security restricted forbids the trial Pod with a user: %s", results.ForbiddenDetail())
+	}
+}

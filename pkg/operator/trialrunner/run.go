@@ -16,8 +16,14 @@ import (
 )
 
 // InCluster runs trials as Pods in the operand namespace, seeded from a
-// snapshot of the cluster that kube and dyn read.
-func InCluster(kube kubernetes.Interface, dyn dynamic.Interface) RunFunc {
+// snapshot of the cluster that kube and dyn read. On OpenShift the restricted
+// SCC picks the Pods' user; elsewhere they run as trial.NonRootUser.
+func InCluster(kube kubernetes.Interface, dyn dynamic.Interface, openShift bool) RunFunc {
+	var runAsUser *int64
+	if !openShift {
+		user := trial.NonRootUser
+		runAsUser = &user
+	}
 	return func(ctx context.Context, req Request) (*trial.Report, error) {
 		if len(req.Current.Config) == 0 {
 			return nil, fmt.Errorf("ConfigMap %s of the running configuration is gone, so there is nothing to compare with",
@@ -37,7 +43,7 @@ func InCluster(kube kubernetes.Interface, dyn dynamic.Interface) RunFunc {
 		if _, err := rand.Read(id); err != nil {
 			return nil, err
 		}
-		rt := &trial.PodRuntime{Kube: kube, Namespace: names.OperandNamespace, Owner: req.Owner, TrialID: hex.EncodeToString(id)}
+		rt := &trial.PodRuntime{Kube: kube, Namespace: names.OperandNamespace, Owner: req.Owner, TrialID: hex.EncodeToString(id), RunAsUser: runAsUser}
 		if images := req.Policy.SandboxImages; images != nil {
 			rt.EtcdImage, rt.APIServerImage = images.Etcd, images.KubeAPIServer
 		}

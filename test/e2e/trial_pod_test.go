@@ -9,6 +9,7 @@ import (
 	"encoding/pem"
 	"fmt"
 	"net"
+	"strings"
 	"testing"
 	"time"
 
@@ -82,7 +83,7 @@ func TestTrialPod(t *testing.T) {
 	if err := c.admin.Kube.CoreV1().Pods(names.OperandNamespace).Delete(ctx, created.Name, metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	checkTrialPodGone(ctx, t, c, s)
+	checkTrialPodGone(ctx, t, c, s, true)
 }
 
 // trialPKI is what the operator generates for one trial arm.
@@ -300,19 +301,21 @@ func createSandboxNode(ctx context.Context, t *testing.T, sandbox kubernetes.Int
 	return node.Name
 }
 
-// checkTrialPodGone waits for the deleted trial Pod to be gone, then checks
-// that its scheduler and sidecars have exited and its address is free.
-func checkTrialPodGone(ctx context.Context, t *testing.T, c *cluster, s *operandrunner.TrialScheduler) {
+// checkTrialPodGone waits, when deleted, for the trial Pod to be gone, then
+// checks that its scheduler and sidecars have exited and its address is free.
+func checkTrialPodGone(ctx context.Context, t *testing.T, c *cluster, s *operandrunner.TrialScheduler, deleted bool) {
 	t.Helper()
-	framework.WaitForWithin(ctx, t, time.Minute, "the deleted trial Pod to be gone", func() (bool, error) {
-		_, err := c.admin.Kube.CoreV1().Pods(names.OperandNamespace).Get(ctx, s.Pod.Name, metav1.GetOptions{})
-		return apierrors.IsNotFound(err), nil
-	})
+	if deleted {
+		framework.WaitForWithin(ctx, t, time.Minute, "the deleted trial Pod to be gone", func() (bool, error) {
+			_, err := c.admin.Kube.CoreV1().Pods(names.OperandNamespace).Get(ctx, s.Pod.Name, metav1.GetOptions{})
+			return apierrors.IsNotFound(err), nil
+		})
+	}
 	for _, p := range append([]*operandrunner.Process{s.Process}, s.Sidecars...) {
 		select {
 		case <-p.Done():
 		case <-time.After(30 * time.Second):
-			t.Errorf("process %d (log %s) still runs 30 s after its trial Pod is gone", p.PID(), p.LogPath)
+			t.Errorf("process %d (log %s) still runs 30 s after its trial Pod ended", p.PID(), p.LogPath)
 		}
 	}
 	addr := net.JoinHostPort(s.PodIP, "6443")
@@ -323,4 +326,52 @@ func checkTrialPodGone(ctx context.Context, t *testing.T, c *cluster, s *operand
 		}
 		return true, l.Close()
 	})
+}
+
+// TestTrialPodSchedulerExits: a trial Pod whose scheduler exits at start (its
+// configuration enables a plugin no scheduler has) is reported as a kubelet
+// does with restartPolicy Never: the scheduler terminated with its exit code
+// and its log's tail as message, the sidecars stopped, the Pod Failed, and its
+// address free again.
+func TestTrialPodSchedulerExits(t *testing.T) {
+	c := needCluster(t)
+	ctx := context.Background()
+	secret, pod := trialPodObjects("e2e-exit", "0123456789ac", newTrialPKI(t), trialKubeScheduler)
+	secret.Data["config.yaml"] = append(secret.Data["config.yaml"], []byte("  plugins:\n    score:\n      enabled:\n      - name: NoSuchPlugin\n")...)
+	if _, err := c.admin.Kube.CoreV1().Secrets(names.OperandNamespace).Create(ctx, secret, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = c.admin.Kube.CoreV1().Secrets(names.OperandNamespace).Delete(context.Background(), secret.Name, metav1.DeleteOptions{})
+		_ = c.admin.Kube.CoreV1().Pods(names.OperandNamespace).Delete(context.Background(), pod.Name, metav1.DeleteOptions{GracePeriodSeconds: ptr.To(int64(0))})
+	})
+	created, err := c.admin.Kube.CoreV1().Pods(names.OperandNamespace).Create(ctx, pod, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	framework.WaitForWithin(ctx, t, 2*time.Minute, "trial Pod "+pod.Name+" Failed", func() (bool, error) {
+		pod, err = c.admin.Kube.CoreV1().Pods(names.OperandNamespace).Get(ctx, pod.Name, metav1.GetOptions{})
+		return err == nil && pod.Status.Phase == corev1.PodFailed, err
+	})
+	if n := len(pod.Status.ContainerStatuses); n != 1 || pod.Status.ContainerStatuses[0].State.Terminated == nil {
+		t.Fatalf("containerStatuses %+v, want the scheduler terminated", pod.Status.ContainerStatuses)
+	}
+	term := pod.Status.ContainerStatuses[0].State.Terminated
+	if term.ExitCode == 0 || !strings.Contains(term.Message, "NoSuchPlugin") {
+		t.Errorf("the scheduler terminated with exit code %d, message %q: want a failure naming NoSuchPlugin", term.ExitCode, term.Message)
+	}
+	// The phase follows the scheduler alone; the sidecars stop after it.
+	framework.WaitForWithin(ctx, t, 30*time.Second, "the trial Pod's sidecars reported terminated", func() (bool, error) {
+		pod, err = c.admin.Kube.CoreV1().Pods(names.OperandNamespace).Get(ctx, pod.Name, metav1.GetOptions{})
+		if err != nil || len(pod.Status.InitContainerStatuses) != 2 {
+			return false, err
+		}
+		for _, cs := range pod.Status.InitContainerStatuses {
+			if cs.State.Terminated == nil {
+				return false, nil
+			}
+		}
+		return pod.Status.Phase == corev1.PodFailed, nil
+	})
+	checkTrialPodGone(ctx, t, c, c.trials.waitScheduler(ctx, t, created.UID), false)
 }

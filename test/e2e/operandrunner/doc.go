@@ -137,9 +137,10 @@
 //
 // restartPolicy Never is the pod's, so a scheduler that exits is not started
 // again: it is reported terminated with its exit code and, for a failure, its
-// log tail as message (FallbackToLogsOnError), the sidecars are stopped (the
-// address is free again) and reported terminated, and the Pod is Failed
-// (Succeeded for exit code 0). A Pod being deleted, or gone, has its
+// log tail as message (FallbackToLogsOnError), and the Pod is Failed
+// (Succeeded for exit code 0): the phase follows the scheduler alone, as for
+// native sidecars. The sidecars are then stopped (the address is free again)
+// and reported terminated. A Pod being deleted, or gone, has its
 // processes stopped, the scheduler first, then kube-apiserver, then etcd, and
 // is then deleted for good, as for Simulators.
 package operandrunner

@@ -73,7 +73,7 @@ func TestTrialPodRuntime(t *testing.T) {
 		t.Errorf("the harness started %d trial schedulers, want 2 (one per arm)", len(started))
 	}
 	for _, s := range started {
-		checkTrialPodGone(ctx, t, c, s)
+		checkTrialPodGone(ctx, t, c, s, true)
 	}
 }
 

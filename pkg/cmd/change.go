@@ -104,6 +104,11 @@ func renderForCluster(ctx context.Context, config *rest.Config, in *renderInput)
 	if err != nil {
 		return nil, nil, nil, err
 	}
+	// The input carries no status: the last trial is the cluster's.
+	gathered.Trial.Last = nil
+	if live != nil {
+		gathered.Trial.Last = live.Status.LastTrial.DeepCopy()
+	}
 	objs, err := render.Render(gathered.Render)
 	return kube, gathered, objs, err
 }

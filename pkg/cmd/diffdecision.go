@@ -33,9 +33,12 @@ func printRefusal(w io.Writer, err error) error {
 // printDecision prints what the controller would decide for the Deployment:
 // the same rollout.Decide, on the same gathered inputs.
 func printDecision(w io.Writer, objs *render.Objects, in *gather.Inputs) {
-	d := rollout.Decide(rollout.Inputs{Desired: objs, Live: in.Live, Observed: in.Observed, Record: in.Record, Now: metav1.Now()})
+	d := rollout.Decide(rollout.Inputs{Desired: objs, Live: in.Live, Observed: in.Observed, Record: in.Record, Trial: in.Trial, Now: metav1.Now()})
 	fmt.Fprint(w, "\nDecision: ")
 	switch {
+	case d.Action == rollout.Gate:
+		fmt.Fprintf(w, "would keep configuration %s until a trial allows configuration %s (spec.rollout.strategy Trial):\n",
+			rollout.Short(d.ConfigHash), rollout.Short(d.Candidate.ConfigHash))
 	case d.Action == rollout.RollBack:
 		fmt.Fprintf(w, "would roll back to configuration %s (RolloutFailed):\n", rollout.Short(d.ConfigHash))
 	case d.Action == rollout.Hold:

@@ -135,6 +135,14 @@ func TestDiffCommand(t *testing.T) {
 		}
 	})
 
+	t.Run("a changed configuration under strategy Trial waits for its trial", func(t *testing.T) {
+		out := diff(t, input(t, baseConfig+"percentageOfNodesToScore: 50\n", func(s *secondaryschedulerv1.SecondarySchedulerSpec) {
+			s.Rollout = &secondaryschedulerv1.RolloutPolicy{Strategy: secondaryschedulerv1.RolloutTrial}
+		}))
+		expect(t, out, "Decision: would keep configuration "+served[:12]+" until a trial allows configuration ",
+			"(spec.rollout.strategy Trial)", "A trial of configuration ", "is starting")
+	})
+
 	t.Run("spec.rbac removed", func(t *testing.T) {
 		out := diff(t, input(t, baseConfig, func(s *secondaryschedulerv1.SecondarySchedulerSpec) { s.RBAC = nil }))
 		expect(t, out, "Scheduler configuration: no difference", "- delete Role "+names.OperandNamespace+"/"+names.ExtraRBACName,

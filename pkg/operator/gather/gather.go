@@ -36,11 +36,16 @@ type Inputs struct {
 	Observed rollout.Observed
 	// Record is the rollout record given, a completed rollout noted.
 	Record rollout.Record
+	// Trial is what the gate of spec.rollout reads: the strategy and the
+	// SecondaryScheduler's last trial.
+	Trial rollout.Trial
 }
 
 // Gather reads every input of a sync of ss, whose rollout record is record.
 func Gather(ss *secondaryschedulerv1.SecondaryScheduler, record rollout.Record, src Sources) (*Inputs, error) {
-	in := &Inputs{Render: render.Inputs{SecondaryScheduler: ss}, Record: record.Copy()}
+	in := &Inputs{Render: render.Inputs{SecondaryScheduler: ss}, Record: record.Copy(), Trial: rollout.Trial{
+		Required: rollout.TrialRequired(ss), Last: ss.Status.LastTrial.DeepCopy(),
+	}}
 	if err := specInputs(ss, &in.Render, src); err != nil {
 		return nil, err
 	}

@@ -27,6 +27,11 @@ type Trial struct {
 	Last *secondaryschedulerv1.TrialResult
 }
 
+// TrialRequired says whether ss rolls changes out only after a trial.
+func TrialRequired(ss *secondaryschedulerv1.SecondaryScheduler) bool {
+	return ss.Spec.Rollout != nil && ss.Spec.Rollout.Strategy == secondaryschedulerv1.RolloutTrial
+}
+
 // TrialFor is the trial that decides change, when last is one.
 func TrialFor(change Change, last *secondaryschedulerv1.TrialResult) *secondaryschedulerv1.TrialResult {
 	if last == nil || last.ConfigHash != change.ConfigHash || last.Image != change.Image {

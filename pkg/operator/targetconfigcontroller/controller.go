@@ -164,7 +164,7 @@ func (c *targetConfigController) sync(ctx context.Context, syncCtx factory.SyncC
 		return c.refused(ctx, recorder, ss, own, err)
 	}
 	decision := rollout.Decide(rollout.Inputs{Desired: objs, Live: in.Live, Observed: in.Observed, Record: in.Record,
-		Awaiting: in.awaiting, Trial: rollout.Trial{Required: trialRequired(ss), Last: ss.Status.LastTrial}, Now: metav1.NewTime(c.clock.Now())})
+		Awaiting: in.awaiting, Trial: in.Trial, Now: metav1.NewTime(c.clock.Now())})
 	// Remembered before anything is applied: the status write comes last and
 	// may fail, and the next sync must still see this record.
 	own.record = decision.Record.Copy()

@@ -133,7 +133,7 @@ func (c *targetConfigController) rolledOut(ctx context.Context, ss *secondarysch
 		condition = notDegraded("HeldForTrial", boundMessage(decision.Message))
 	}
 	previousTrial := own.trialCondition
-	own.trialCondition = trialCondition(ss, decision)
+	own.trialCondition = trialCondition(rollout.TrialRequired(ss), decision)
 	report.Transition(c.recorderOn(ss), previousTrial, own.trialCondition)
 	if own.configHash != "" && own.configHash != objs.ConfigHash && !failed && decision.Action != rollout.Gate {
 		c.recorderOn(ss).Eventf("ConfigurationChanged", "rolling out the merged configuration in ConfigMap %s (schedulerNames %s)",
@@ -183,7 +183,7 @@ func (c *targetConfigController) setCondition(ctx context.Context, ss *secondary
 	condition operatorv1.OperatorCondition) error {
 	previous := own.condition
 	own.condition = condition
-	if !trialRequired(ss) {
+	if !rollout.TrialRequired(ss) {
 		own.trialCondition = operatorv1.OperatorCondition{}
 	}
 	if err := c.applyStatus(ctx, own); err != nil {

@@ -26,9 +26,6 @@ type Trials interface {
 	Cancel()
 }
 
-func trialRequired(ss *secondaryschedulerv1.SecondaryScheduler) bool {
-	return ss.Spec.Rollout != nil && ss.Spec.Rollout.Strategy == secondaryschedulerv1.RolloutTrial
-}
 
 // steerTrials starts the trial a held change needs, and stops the one that
 // no change needs any more (the input was reverted, or the strategy is Direct).
@@ -77,8 +74,8 @@ func armOf(change rollout.Change, d *appsv1.Deployment) trialrunner.Arm {
 }
 
 // trialCondition is TrialBlocked for a decision: absent under Direct.
-func trialCondition(ss *secondaryschedulerv1.SecondaryScheduler, decision rollout.Decision) operatorv1.OperatorCondition {
-	if !trialRequired(ss) {
+func trialCondition(required bool, decision rollout.Decision) operatorv1.OperatorCondition {
+	if !required {
 		return operatorv1.OperatorCondition{}
 	}
 	cond := operatorv1.OperatorCondition{Type: TrialBlockedCondition, Status: operatorv1.ConditionFalse, Reason: "AsExpected"}

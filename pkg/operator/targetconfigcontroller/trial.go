@@ -26,7 +26,6 @@ type Trials interface {
 	Cancel()
 }
 
-
 // steerTrials starts the trial a held change needs, and stops the one that
 // no change needs any more (the input was reverted, or the strategy is Direct).
 // A verdict stands until an input changes.

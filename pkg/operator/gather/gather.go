@@ -44,7 +44,7 @@ type Inputs struct {
 // Gather reads every input of a sync of ss, whose rollout record is record.
 func Gather(ss *secondaryschedulerv1.SecondaryScheduler, record rollout.Record, src Sources) (*Inputs, error) {
 	in := &Inputs{Render: render.Inputs{SecondaryScheduler: ss}, Record: record.Copy(), Trial: rollout.Trial{
-		Required: rollout.TrialRequired(ss), Last: ss.Status.LastTrial.DeepCopy(),
+		Required: rollout.TrialRequired(ss), Last: ss.Status.LastTrial.DeepCopy(), Policy: trialPolicy(ss),
 	}}
 	if err := specInputs(ss, &in.Render, src); err != nil {
 		return nil, err
@@ -109,4 +109,11 @@ func live(in *Inputs, src Sources) error {
 	in.Live, in.Observed = d, rollout.Observe(d, in.Pods)
 	in.Record = in.Record.Observe(in.Observed)
 	return nil
+}
+
+func trialPolicy(ss *secondaryschedulerv1.SecondaryScheduler) *secondaryschedulerv1.TrialPolicy {
+	if ss.Spec.Rollout == nil {
+		return nil
+	}
+	return ss.Spec.Rollout.Trial.DeepCopy()
 }

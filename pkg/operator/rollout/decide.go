@@ -3,6 +3,7 @@ package rollout
 import (
 	"fmt"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
+	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -93,6 +94,12 @@ type Decision struct {
 	Trial *secondaryschedulerv1.TrialResult
 	// Candidate, for Gate, is the change a trial must allow.
 	Candidate *Change
+	// RetryTrial, for Gate: the trial of Candidate could not run long
+	// enough ago to be tried again.
+	RetryTrial bool
+	// RecheckAfter, when set, is when the decision may change with no input
+	// changing (a failed trial to try again).
+	RecheckAfter time.Duration
 }
 
 // Decide takes back a rollout that failed: while the desired template is the

@@ -174,6 +174,9 @@ func (c *targetConfigController) sync(ctx context.Context, syncCtx factory.SyncC
 		return c.setCondition(ctx, ss, own, notDegraded("WaitingForObservedConfig", decision.Message))
 	}
 	c.steerTrials(ss, decision, objs, in)
+	if decision.RecheckAfter > 0 {
+		syncCtx.Queue().AddAfter(syncCtx.QueueKey(), decision.RecheckAfter)
+	}
 	return c.apply(ctx, recorder, ss, own, objs, decision, in)
 }
 

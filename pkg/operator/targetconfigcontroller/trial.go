@@ -34,10 +34,12 @@ func (c *targetConfigController) steerTrials(ss *secondaryschedulerv1.SecondaryS
 		c.trials.Cancel()
 		return
 	}
-	if t := decision.Trial; t != nil && t.Verdict != secondaryschedulerv1.TrialRunning {
+	if t := decision.Trial; t != nil && t.Verdict != secondaryschedulerv1.TrialRunning && !decision.RetryTrial {
 		return
 	}
-	c.trials.Ensure(ss, c.trialRequest(ss, decision.Candidate, objs, in.Live))
+	req := c.trialRequest(ss, decision.Candidate, objs, in.Live)
+	req.Retry = decision.RetryTrial
+	c.trials.Ensure(ss, req)
 }
 
 // trialRequest pits the desired configuration and image against what the
@@ -84,10 +86,10 @@ func trialCondition(required bool, decision rollout.Decision) operatorv1.Operato
 	switch t := decision.Trial; {
 	case t == nil || t.Verdict == secondaryschedulerv1.TrialRunning:
 		cond.Reason = "TrialRunning"
-	case t.Verdict == secondaryschedulerv1.TrialBlocked:
-		cond.Status, cond.Reason = operatorv1.ConditionTrue, "TrialBlocked"
-	default:
+	case t.Verdict == secondaryschedulerv1.TrialFailed:
 		cond.Status, cond.Reason = operatorv1.ConditionTrue, "TrialFailed"
+	default: // a verdict the gate, as the spec is now, refuses
+		cond.Status, cond.Reason = operatorv1.ConditionTrue, "TrialBlocked"
 	}
 	cond.Message = boundMessage(decision.Message)
 	return cond

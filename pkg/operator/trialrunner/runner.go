@@ -56,6 +56,9 @@ type Request struct {
 	Policy secondaryschedulerv1.TrialPolicy
 	// Owner owns the trial's objects: the SecondaryScheduler.
 	Owner metav1.OwnerReference
+	// Retry runs the candidate's trial again although this runner reported
+	// it (one that could not run, RetryFailedTrialAfter ago).
+	Retry bool
 }
 
 // RunFunc runs a trial to its report; an error means it could not run.
@@ -96,7 +99,7 @@ func New(base context.Context, operatorClient operatorclient.Interface, kube kub
 func (r *Runner) Ensure(ss *secondaryschedulerv1.SecondaryScheduler, req Request) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if a := r.active; a != nil && a.change == req.Candidate.Change && (a.reported.Load() || !closed(a.done)) {
+	if a := r.active; a != nil && a.change == req.Candidate.Change && (!closed(a.done) || (a.reported.Load() && !req.Retry)) {
 		return
 	}
 	r.stopLocked()

@@ -111,6 +111,16 @@ func TestRunnerReportsAVerdictOnce(t *testing.T) {
 	if runs != 1 {
 		t.Errorf("the same change ran %d trials, want 1", runs)
 	}
+	retry := request("h1")
+	retry.Retry = true
+	r.Ensure(ss, retry)
+	waitDone(t, r)
+	if runs != 2 {
+		t.Errorf("a retry ran %d trials in all, want 2", runs)
+	}
+	status.mu.Lock()
+	status.applied = status.applied[:2]
+	status.mu.Unlock()
 	if v := status.verdicts(); len(v) != 2 || v[0] != secondaryschedulerv1.TrialRunning || v[1] != secondaryschedulerv1.TrialBlocked {
 		t.Fatalf("lastTrial verdicts %v, want Running then Blocked", v)
 	}

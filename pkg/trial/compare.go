@@ -277,6 +277,9 @@ var pluginMessages = []struct{ text, plugin string }{
 	{"pgName", "Coscheduling"},
 	{"podGroup ", "Coscheduling"},
 	{"PodGroup", "Coscheduling"},
+	// Coscheduling's rejection of a gang's pods waiting at Permit, once
+	// another pod of the gang fails: the message does not name the plugin.
+	{"optimistic rejection in PostFilter", "Coscheduling"},
 	{"ElasticQuota", "CapacityScheduling"},
 }
 

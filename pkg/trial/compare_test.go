@@ -90,6 +90,7 @@ func TestPluginsOf(t *testing.T) {
 		"rejected due to timeout after waiting 10s at plugin Coscheduling":                     "Coscheduling",
 		`running PreFilter plugin "VolumeBinding": error`:                                      "VolumeBinding",
 		"0/3 nodes are available: podGroup ns/gang failed recently.":                           "Coscheduling",
+		"0/1 nodes are available: 1 optimistic rejection in PostFilter.":                       "Coscheduling",
 		"something new": "",
 	} {
 		if got := PluginsOf(msg); got != want {

@@ -19,8 +19,10 @@ import (
 // each arm a trial Pod the harness plays (the real etcd, kube-apiserver and
 // kube-scheduler): with two pods of ours bound on the first node and four
 // pending, LeastAllocated to MostAllocated scoring moves placements and the
-// gate (maxNewlyUnschedulable 0) allows it. Once the trial is over no trial Pod
-// is left, and the processes the harness ran for them have exited.
+// gate (maxNewlyUnschedulable 0) allows it. No object of either sandbox holds
+// an env value or a Secret reference, although the snapshot copied a pod that
+// has them. Once the trial is over no trial Pod is left, and the processes the
+// harness ran for them have exited.
 func TestTrialPodRuntime(t *testing.T) {
 	c := needCluster(t)
 	ctx := context.Background()
@@ -32,6 +34,7 @@ func TestTrialPodRuntime(t *testing.T) {
 	if err != nil || len(nodes.Items) < 2 {
 		t.Fatalf("the stack's nodes: %v (%d)", err, len(nodes.Items))
 	}
+	c.createSecretHolder(t, ns, nodes.Items[0].Name)
 	c.createReplaySet(t, ns, nodes.Items[0].Name)
 	dyn, err := dynamic.NewForConfig(c.config)
 	if err != nil {
@@ -43,6 +46,7 @@ func TestTrialPodRuntime(t *testing.T) {
 	}
 	owner := c.trialOwner(ctx, t)
 	before := len(c.trials.startedList())
+	leaks := &leakCheck{ns: ns}
 	start := time.Now()
 	r, err := trial.Run(ctx, trial.Options{
 		Snapshot:  snap,
@@ -51,6 +55,8 @@ func TestTrialPodRuntime(t *testing.T) {
 		Runtime: &trial.PodRuntime{Kube: c.admin.Kube, Namespace: names.OperandNamespace, Owner: owner,
 			TrialID: "e2e0trialpod", StartTimeout: 2 * time.Minute},
 		Timeout: time.Minute,
+		// The sandbox's address is the trial Pod's IP, which the harness forwards.
+		Inspect: leaks.inspect,
 	})
 	if err != nil {
 		t.Fatalf("the trial with trial Pods (runner log %s): %v", c.trials.log, err)
@@ -59,6 +65,10 @@ func TestTrialPodRuntime(t *testing.T) {
 		time.Since(start).Round(100*time.Millisecond), r.Current.Start.Round(time.Millisecond), r.Candidate.Start.Round(time.Millisecond),
 		r.Current.Seed.Round(time.Millisecond), r.Candidate.Seed.Round(time.Millisecond),
 		r.Current.Schedule.Round(time.Millisecond), r.Candidate.Schedule.Round(time.Millisecond))
+	if n := leaks.count(); n != 2 {
+		t.Errorf("%d sandboxes inspected, want 2 (one per arm): %s", n, leaks)
+	}
+	t.Logf("sandboxes inspected: %s", leaks)
 	moved := 0
 	for _, u := range unitsIn(r, ns) {
 		if u.Change == trial.Moved {

@@ -45,12 +45,7 @@ func TestTrialGatesTheRollout(t *testing.T) {
 	}
 	c.applyFile(t, writeTrialInput(t, dir, "gated-least", "LeastAllocated", ""))
 	c.waitReconciled(t)
-	c.updateSpec(t, func(s *secondaryschedulerv1.SecondarySchedulerSpec) {
-		s.Rollout = &secondaryschedulerv1.RolloutPolicy{Strategy: secondaryschedulerv1.RolloutTrial,
-			Trial: &secondaryschedulerv1.TrialPolicy{ReplayBound: ptr.To[int32](2), TimeoutSeconds: ptr.To[int32](180)}}
-	})
-	t.Cleanup(func() { c.updateSpec(t, func(s *secondaryschedulerv1.SecondarySchedulerSpec) { s.Rollout = nil }) })
-	c.waitReconciled(t)
+	c.useTrialStrategy(t)
 
 	ns := c.createNamespace(t, "e2e-trial-rollout")
 	nodes, err := c.admin.Kube.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
@@ -81,10 +76,7 @@ func TestTrialGatesTheRollout(t *testing.T) {
 	})
 
 	t.Run("an addedAffinity no node matches is blocked, and reverting clears it", func(t *testing.T) {
-		before, err := c.admin.Kube.AppsV1().Deployments(names.OperandNamespace).Get(ctx, names.OperandName, metav1.GetOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
+		before := c.operandGeneration(t)
 		c.applyFile(t, writeTrialInput(t, dir, "gated-nowhere", "MostAllocated", "e2e.trial/no-such-label"))
 		result := c.waitTrialVerdict(t)
 		if result.Verdict != secondaryschedulerv1.TrialBlocked || result.Counts == nil || result.Counts.NewlyUnschedulable < 6 {
@@ -93,23 +85,40 @@ func TestTrialGatesTheRollout(t *testing.T) {
 		want := fmt.Sprintf("%d newly unschedulable (at most 0 allowed)", result.Counts.NewlyUnschedulable)
 		c.waitCondition(t, targetconfigcontroller.TrialBlockedCondition, operatorv1.ConditionTrue, "TrialBlocked", want)
 		c.waitCondition(t, targetconfigcontroller.TrialBlockedCondition, operatorv1.ConditionTrue, "TrialBlocked", "NodeAffinity")
-		after, err := c.admin.Kube.AppsV1().Deployments(names.OperandNamespace).Get(ctx, names.OperandName, metav1.GetOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if after.Generation != before.Generation {
-			t.Errorf("the Deployment went from generation %d to %d while the trial blocked the change", before.Generation, after.Generation)
+		if after := c.operandGeneration(t); after != before {
+			t.Errorf("the Deployment went from generation %d to %d while the trial blocked the change", before, after)
 		}
 		c.checkNoTrialObjects(t)
 
 		c.applyFile(t, allowed)
 		c.waitCondition(t, targetconfigcontroller.TrialBlockedCondition, operatorv1.ConditionFalse, "AsExpected", "")
 		c.waitReconciled(t)
-		if d, err := c.admin.Kube.AppsV1().Deployments(names.OperandNamespace).Get(ctx, names.OperandName, metav1.GetOptions{}); err != nil ||
-			d.Generation != before.Generation {
-			t.Errorf("reverting to the running configuration changed the Deployment (%v): generation %d, want %d", err, d.Generation, before.Generation)
+		if after := c.operandGeneration(t); after != before {
+			t.Errorf("reverting to the running configuration changed the Deployment: generation %d, want %d", after, before)
 		}
 	})
+}
+
+// useTrialStrategy sets spec.rollout.strategy Trial (replaying the last 2
+// bound pods) until the test ends, and waits for the operator to take it.
+func (c *cluster) useTrialStrategy(t *testing.T) {
+	t.Helper()
+	c.updateSpec(t, func(s *secondaryschedulerv1.SecondarySchedulerSpec) {
+		s.Rollout = &secondaryschedulerv1.RolloutPolicy{Strategy: secondaryschedulerv1.RolloutTrial,
+			Trial: &secondaryschedulerv1.TrialPolicy{ReplayBound: ptr.To[int32](2), TimeoutSeconds: ptr.To[int32](180)}}
+	})
+	t.Cleanup(func() { c.updateSpec(t, func(s *secondaryschedulerv1.SecondarySchedulerSpec) { s.Rollout = nil }) })
+	c.waitReconciled(t)
+}
+
+// operandGeneration is the operand Deployment's generation.
+func (c *cluster) operandGeneration(t *testing.T) int64 {
+	t.Helper()
+	d, err := c.admin.Kube.AppsV1().Deployments(names.OperandNamespace).Get(context.Background(), names.OperandName, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d.Generation
 }
 
 func (c *cluster) applyFile(t *testing.T, path string) {

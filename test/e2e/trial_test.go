@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -87,12 +88,8 @@ func TestTrial(t *testing.T) {
 
 	t.Run("an addedAffinity no node matches is blocked", func(t *testing.T) {
 		blocked := writeTrialInput(t, dir, "blocked", "LeastAllocated", "e2e.trial/no-such-label")
-		var objs []string
-		r, err := c.runTrial(t, []string{blocked}, func(arm string, sandbox *rest.Config) error {
-			found, err := sandboxLeaks(sandbox, ns)
-			objs = append(objs, arm+": "+found)
-			return err
-		})
+		leaks := &leakCheck{ns: ns}
+		r, err := c.runTrial(t, []string{blocked}, leaks.inspect)
 		if !errors.Is(err, cmd.ErrTrialBlocked) {
 			t.Fatalf("the trial returned %v, want it blocked", err)
 		}
@@ -112,7 +109,10 @@ func TestTrial(t *testing.T) {
 		if !strings.Contains(err.Error(), "blocked") {
 			t.Errorf("the command's error %q does not say it is blocked", err)
 		}
-		t.Logf("sandboxes inspected: %s; %s", strings.Join(objs, "; "), r.Verdict.Message)
+		if n := leaks.count(); n != 2 {
+			t.Errorf("%d sandboxes inspected, want 2 (one per arm): %s", n, leaks)
+		}
+		t.Logf("sandboxes inspected: %s; %s", leaks, r.Verdict.Message)
 	})
 
 	t.Run("a Coscheduling gang of 4 made unschedulable counts as one unit", func(t *testing.T) {
@@ -125,16 +125,38 @@ func TestTrial(t *testing.T) {
 // addedAffinity to node alone, which cannot hold the gang.
 func (c *cluster) trialGang(t *testing.T, dir, node string) {
 	c.coschedulingRolledOut(t)
-	ns := c.createNamespace(t, "e2e-trial-gang")
+	ns := c.createWaitingGang(t, "e2e-trial-gang")
+	path := writePinnedCoscheduling(t, dir, node)
+	r, err := c.runTrial(t, []string{repoPath(t, "examples", "coscheduling", "secondaryscheduler.yaml"), path}, nil)
+	if !errors.Is(err, cmd.ErrTrialBlocked) {
+		t.Fatalf("the trial returned %v, want it blocked", err)
+	}
+	if !strings.HasSuffix(r.Current.Binary, "/scheduler-plugins") || !strings.HasSuffix(r.Candidate.Binary, "/scheduler-plugins") {
+		t.Errorf("the arms ran %s and %s, want scheduler-plugins' build for its image", r.Current.Binary, r.Candidate.Binary)
+	}
+	checkBlockedGang(t, r, ns)
+}
+
+// createWaitingGang creates a namespace (named from prefix) with a PodGroup
+// of 4 and its 4 pods of ours, 10 CPUs each, pending; it returns the namespace.
+func (c *cluster) createWaitingGang(t *testing.T, prefix string) string {
+	t.Helper()
+	ns := c.createNamespace(t, prefix)
 	c.createPodGroup(t, ns, "gang", 4)
 	for i := 0; i < 4; i++ {
 		c.createTrialPod(t, ns, fmt.Sprintf("gang-%d", i), "", "10", map[string]string{podGroupLabel: "gang"})
 	}
+	return ns
+}
+
+// writePinnedCoscheduling writes examples/coscheduling's ConfigMap with one
+// more pluginConfig entry: an addedAffinity to node alone. It returns the file.
+func writePinnedCoscheduling(t *testing.T, dir, node string) string {
+	t.Helper()
 	config, err := os.ReadFile(repoPath(t, "examples", "coscheduling", "configmap.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The example's pluginConfig list, with one more entry.
 	pinned := strings.Replace(string(config), "      pluginConfig:\n", "      pluginConfig:\n"+
 		addedAffinity(fmt.Sprintf("{key: kubernetes.io/hostname, operator: In, values: [%s]}", node))+"\n", 1)
 	if pinned == string(config) {
@@ -144,13 +166,14 @@ func (c *cluster) trialGang(t *testing.T, dir, node string) {
 	if err := os.WriteFile(path, []byte(pinned), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	r, err := c.runTrial(t, []string{repoPath(t, "examples", "coscheduling", "secondaryscheduler.yaml"), path}, nil)
-	if !errors.Is(err, cmd.ErrTrialBlocked) {
-		t.Fatalf("the trial returned %v, want it blocked", err)
-	}
-	if !strings.HasSuffix(r.Current.Binary, "/scheduler-plugins") || !strings.HasSuffix(r.Candidate.Binary, "/scheduler-plugins") {
-		t.Errorf("the arms ran %s and %s, want scheduler-plugins' build for its image", r.Current.Binary, r.Candidate.Binary)
-	}
+	return path
+}
+
+// checkBlockedGang checks that the report counts the gang of namespace ns as
+// one unit of 4 pods, newly unschedulable, and that its reason names
+// Coscheduling.
+func checkBlockedGang(t *testing.T, r *trial.Report, ns string) {
+	t.Helper()
 	units := unitsIn(r, ns)
 	if len(units) != 1 || !units[0].Gang || units[0].Pods != 4 || units[0].Change != trial.NewlyUnschedulable {
 		t.Fatalf("units of namespace %s: %+v, want one gang of 4 pods, newly unschedulable", ns, units)
@@ -312,6 +335,39 @@ func (c *cluster) createSecretHolder(t *testing.T, ns, node string) {
 	if _, err := c.admin.Kube.CoreV1().Pods(ns).Create(ctx, pod, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// leakCheck is a trial.Options.Inspect that runs sandboxLeaks on each arm's
+// sandbox; the arms run side by side.
+type leakCheck struct {
+	ns    string
+	mu    sync.Mutex
+	found []string
+	clean int
+}
+
+func (l *leakCheck) inspect(arm string, sandbox *rest.Config) error {
+	found, err := sandboxLeaks(sandbox, l.ns)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.found = append(l.found, fmt.Sprintf("%s at %s: %s", arm, sandbox.Host, found))
+	if err == nil {
+		l.clean++
+	}
+	return err
+}
+
+// count is how many sandboxes were inspected without finding a leak.
+func (l *leakCheck) count() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.clean
+}
+
+func (l *leakCheck) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return strings.Join(l.found, "; ")
 }
 
 // sandboxLeaks checks a sandbox: the secret holder was copied, and no pod,

@@ -18,6 +18,8 @@ if [[ -e "${out}/kwok-stages.yaml" && -f "${stamp}" && "$(< "${stamp}")" == "${k
   exit 0
 fi
 
+# A fresh clone has no _output yet: this runs before any binary is built.
+mkdir -p "${out}/stamps"
 kwok_dir=$(cd "${here}/kwok" && GOWORK=off GOFLAGS=-mod=readonly go mod download -json sigs.k8s.io/kwok | awk -F'"' '$2 == "Dir" { print $4 }')
 [[ -d "${kwok_dir}" ]] || { echo "kwok-stages.sh: cannot locate the sigs.k8s.io/kwok module" >&2; exit 1; }
 stages=(node/fast/node-initialize node/heartbeat-with-lease/node-heartbeat-with-lease
@@ -58,7 +60,6 @@ excluded_values+=(secondary-scheduler-trial)
 for l in "${excluded[@]}"; do
   grep -q "${l}" "${out}/kwok-stages.yaml.tmp" || { echo "kwok-stages.sh: kwok's pod-ready stage changed shape; cannot exclude pods labelled ${l}" >&2; exit 1; }
 done
-mkdir -p "${out}/stamps"
 mv "${out}/kwok-stages.yaml.tmp" "${out}/kwok-stages.yaml"
 echo "${key}" > "${stamp}"
 echo "controlplane: wrote ${out}/kwok-stages.yaml"

@@ -10,6 +10,7 @@ import (
 
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/utils/ptr"
 
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
 	"github.com/openshift/secondary-scheduler-operator/pkg/trial"
@@ -34,7 +35,7 @@ func InCluster(kube kubernetes.Interface, dyn dynamic.Interface, openShift bool)
 		if err != nil {
 			return nil, err
 		}
-		snap, err := trial.Take(ctx, trial.Source{Kube: kube, Dynamic: dyn}, scheduled, int(derefInt(req.Policy.ReplayBound, 100)))
+		snap, err := trial.Take(ctx, trial.Source{Kube: kube, Dynamic: dyn}, scheduled, int(ptr.Deref(req.Policy.ReplayBound, 100)))
 		if err != nil {
 			return nil, fmt.Errorf("taking the snapshot: %w", err)
 		}
@@ -85,7 +86,7 @@ func armFor(name string, a Arm) trial.Arm {
 }
 
 func gateOf(req Request) trial.Gate {
-	g := trial.Gate{MaxNewlyUnschedulable: int(derefInt(req.Policy.MaxNewlyUnschedulable, 0))}
+	g := trial.Gate{MaxNewlyUnschedulable: int(ptr.Deref(req.Policy.MaxNewlyUnschedulable, 0))}
 	if p := req.Policy.MaxMovedPercent; p != nil {
 		moved := float64(*p)
 		g.MaxMovedPercent = &moved

@@ -22,6 +22,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
+	"k8s.io/utils/ptr"
 
 	secondaryschedulerv1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1"
 	secondaryschedulerapply "github.com/openshift/secondary-scheduler-operator/pkg/generated/applyconfiguration/operator/v1"
@@ -157,7 +158,7 @@ func (r *Runner) execute(ctx context.Context, ss *secondaryschedulerv1.Secondary
 	if err := r.writeStatus(ctx, result); err != nil {
 		klog.ErrorS(err, "Recording the start of a trial", "configHash", result.ConfigHash, "image", result.Image)
 	}
-	timeout := time.Duration(derefInt(req.Policy.TimeoutSeconds, 300)) * time.Second
+	timeout := time.Duration(ptr.Deref(req.Policy.TimeoutSeconds, 300)) * time.Second
 	runCtx, cancel := context.WithTimeout(ctx, timeout)
 	report, err := r.run(runCtx, req)
 	cancel()
@@ -268,7 +269,7 @@ func (r *Runner) writeReport(ctx context.Context, req Request, report *trial.Rep
 		return err
 	case err != nil:
 		return err
-	case !ownedBy(existing, req.Owner.UID):
+	case !controlledBy(existing, req.Owner.UID):
 		// Someone else's ConfigMap of that name is left alone.
 		return fmt.Errorf("ConfigMap %s/%s exists and is not the operator's; delete or rename it to get the report", names.OperandNamespace, ReportName)
 	}
@@ -277,18 +278,7 @@ func (r *Runner) writeReport(ctx context.Context, req Request, report *trial.Rep
 	return err
 }
 
-func ownedBy(o metav1.Object, uid types.UID) bool {
-	for _, ref := range o.GetOwnerReferences() {
-		if ref.UID == uid {
-			return true
-		}
-	}
-	return false
-}
-
-func derefInt(p *int32, def int32) int32 {
-	if p == nil {
-		return def
-	}
-	return *p
+func controlledBy(o metav1.Object, uid types.UID) bool {
+	ref := metav1.GetControllerOfNoCopy(o)
+	return ref != nil && ref.UID == uid
 }

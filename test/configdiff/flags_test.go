@@ -8,7 +8,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"sort"
 	"strings"
 	"testing"
@@ -42,9 +41,7 @@ func TestSchedulerFlagsMatchBinaries(t *testing.T) {
 		"# the flags of kube-scheduler and scheduler-plugins' scheduler, from their --help.\n" +
 		strings.Join(lines, "\n") + "\n"
 	if os.Getenv("UPDATE_FLAGS") != "" {
-		_, file, _, _ := runtime.Caller(0)
-		path := filepath.Join(filepath.Dir(file), "..", "..", "bindata", render.KubeSchedulerFlagsAsset)
-		writeFile(t, path, want)
+		writeFile(t, repoPath(t, "bindata", render.KubeSchedulerFlagsAsset), want)
 		return
 	}
 	if got := string(bindata.MustAsset(render.KubeSchedulerFlagsAsset)); got != want {

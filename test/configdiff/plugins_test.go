@@ -5,8 +5,6 @@ import (
 	"maps"
 	"os"
 	"os/exec"
-	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -53,8 +51,7 @@ func TestInTreePluginsMatchBinaries(t *testing.T) {
 	}
 	want := tableText(t, ks, probed)
 	if os.Getenv("UPDATE_PLUGINS") != "" {
-		_, file, _, _ := runtime.Caller(0)
-		writeFile(t, filepath.Join(filepath.Dir(file), "..", "..", "bindata", schedulerconfig.InTreePluginsAsset), want)
+		writeFile(t, repoPath(t, "bindata", schedulerconfig.InTreePluginsAsset), want)
 		return
 	}
 	if got := string(bindata.MustAsset(schedulerconfig.InTreePluginsAsset)); got != want {

@@ -11,7 +11,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -49,13 +48,22 @@ func schedulerPluginsBinary(t *testing.T) string {
 	return controlPlaneBinary(t, "SCHEDULER_PLUGINS", schedulerPlugins)
 }
 
+// repoPath is a path in this repository. It is found from the working
+// directory, not from runtime.Caller: builds here use -trimpath.
+func repoPath(t *testing.T, elem ...string) string {
+	root, err := framework.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return filepath.Join(append([]string{root}, elem...)...)
+}
+
 // controlPlaneBinary is the binary the environment variable names, or the one
 // hack/controlplane/build.sh builds; missing, it skips the test, or fails it in CI.
 func controlPlaneBinary(t *testing.T, env, name string) string {
 	path := os.Getenv(env)
 	if path == "" {
-		_, file, _, _ := runtime.Caller(0)
-		path = filepath.Join(filepath.Dir(file), "..", "..", "_output", "controlplane", "bin", name)
+		path = repoPath(t, "_output", "controlplane", "bin", name)
 	}
 	if _, err := os.Stat(path); err != nil {
 		msg := fmt.Sprintf("no %s binary at %s (build it with hack/controlplane/build.sh, or set %s)", name, path, env)

@@ -138,7 +138,7 @@ func RunTrial(ctx context.Context, o *TrialOptions, stdin io.Reader, stdout, std
 		return err
 	}
 	fmt.Fprintf(stderr, "trial: %d nodes, %d bound pods, %d to replay; current: ConfigMap %s on %s, candidate: ConfigMap %s on %s\n",
-		len(snap.Nodes), len(snap.Pods), len(snap.Replay), servedFrom, current.Binary, objs.ConfigMap.Name, candidate.Binary)
+		len(snap.Nodes), snap.Pods.Len(), len(snap.Replay), servedFrom, current.Binary, objs.ConfigMap.Name, candidate.Binary)
 	gate := trial.Gate{MaxNewlyUnschedulable: o.MaxNewly, MaxMovedPercent: o.MaxMovedPercent}
 	report, err := trial.Run(ctx, trial.Options{Snapshot: snap, Current: current, Candidate: candidate, SandboxBin: binDir,
 		WorkDir: o.WorkDir, Timeout: o.Timeout, Gate: gate, Inspect: o.Inspect})

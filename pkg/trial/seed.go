@@ -164,7 +164,13 @@ func (s *seeder) namespacedSteps(ctx context.Context, snap *Snapshot) []seedStep
 			_, err := s.dyn.Resource(customResource(o)).Namespace(o.GetNamespace()).Create(ctx, o, c)
 			return err
 		}),
-		each("bound pods", snap.Pods, func(o *corev1.Pod) error { _, err := core.Pods(o.Namespace).Create(ctx, o, c); return err }),
+		{what: "bound pods", n: snap.Pods.Len(), one: func(i int) error {
+			o, err := snap.Pods.At(i)
+			if err == nil {
+				_, err = core.Pods(o.Namespace).Create(ctx, o, c)
+			}
+			return err
+		}},
 	}
 }
 

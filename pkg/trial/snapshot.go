@@ -2,15 +2,15 @@ package trial
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"sort"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	nodev1 "k8s.io/api/node/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -26,7 +26,7 @@ import (
 type Snapshot struct {
 	Namespaces      []corev1.Namespace
 	Nodes           []corev1.Node
-	Pods            []corev1.Pod
+	Pods            BoundPods
 	Replay          []corev1.Pod
 	PVs             []corev1.PersistentVolume
 	PVCs            []corev1.PersistentVolumeClaim
@@ -54,66 +54,151 @@ var pluginCRDs = []string{"podgroups.scheduling.x-k8s.io", "elasticquotas.schedu
 
 var crdResource = schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
 
+// MaxSnapshotBytes bounds a snapshot: the trimmed objects it holds, in their
+// protobuf size (JSON for scheduler-plugins' objects), which is also about
+// the heap they take, bound pods being held encoded (BoundPods). Every object
+// is trimmed as its list page arrives, so what users put in objects that
+// scheduling does not read (annotations, env, managed fields) costs nothing;
+// what it does read (labels, affinity) stops here, with a message that names
+// where most of it is, rather than growing the operator's memory with the
+// cluster. An ordinary pod takes 450 bytes: about 300,000 fit, twice the pods
+// Kubernetes supports in one cluster.
+const MaxSnapshotBytes = 128 << 20
+
 // Take reads a snapshot of src. The replay set is every pending pod naming one
 // of schedulerNames and the last replay pods those schedulers bound (see
-// SelectReplay).
+// SelectReplay). A cluster whose trimmed objects exceed MaxSnapshotBytes is
+// refused with an error that says so.
 func Take(ctx context.Context, src Source, schedulerNames []string, replay int) (*Snapshot, error) {
+	return take(ctx, src, schedulerNames, replay, MaxSnapshotBytes)
+}
+
+func take(ctx context.Context, src Source, schedulerNames []string, replay, limit int) (*Snapshot, error) {
 	s := &Snapshot{}
 	core, storage := src.Kube.CoreV1(), src.Kube.StorageV1()
+	pods := newReplaySelector(schedulerNames, replay)
 	steps := []struct {
 		what string
 		list pager.ListPageFunc
-		add  func(runtime.Object)
+		// add keeps the trimmed object, if it keeps it, and returns its size.
+		add func(runtime.Object) (int, error)
 	}{
-		{"namespaces", listFn(core.Namespaces().List), func(o runtime.Object) {
-			n := o.(*corev1.Namespace)
-			s.Namespaces = append(s.Namespaces, TrimNamespace(n))
+		{"namespaces", listFn(core.Namespaces().List), func(o runtime.Object) (int, error) {
+			return keep(&s.Namespaces, TrimNamespace(o.(*corev1.Namespace)))
 		}},
-		{"nodes", listFn(core.Nodes().List), func(o runtime.Object) { s.Nodes = append(s.Nodes, TrimNode(o.(*corev1.Node))) }},
-		{"persistentvolumes", listFn(core.PersistentVolumes().List), func(o runtime.Object) { s.PVs = append(s.PVs, TrimPV(o.(*corev1.PersistentVolume))) }},
-		{"persistentvolumeclaims", listFn(core.PersistentVolumeClaims("").List), func(o runtime.Object) {
-			s.PVCs = append(s.PVCs, TrimPVC(o.(*corev1.PersistentVolumeClaim)))
+		{"nodes", listFn(core.Nodes().List), func(o runtime.Object) (int, error) { return keep(&s.Nodes, TrimNode(o.(*corev1.Node))) }},
+		{"persistentvolumes", listFn(core.PersistentVolumes().List), func(o runtime.Object) (int, error) {
+			return keep(&s.PVs, TrimPV(o.(*corev1.PersistentVolume)))
 		}},
-		{"services", listFn(core.Services("").List), func(o runtime.Object) {
+		{"persistentvolumeclaims", listFn(core.PersistentVolumeClaims("").List), func(o runtime.Object) (int, error) {
+			return keep(&s.PVCs, TrimPVC(o.(*corev1.PersistentVolumeClaim)))
+		}},
+		{"services", listFn(core.Services("").List), func(o runtime.Object) (int, error) {
 			if svc := o.(*corev1.Service); len(svc.Spec.Selector) > 0 {
-				s.Services = append(s.Services, TrimService(svc))
+				return keep(&s.Services, TrimService(svc))
 			}
+			return 0, nil
 		}},
-		{"storageclasses", listFn(storage.StorageClasses().List), func(o runtime.Object) {
-			s.StorageClasses = append(s.StorageClasses, TrimStorageClass(o.(*storagev1.StorageClass)))
+		{"storageclasses", listFn(storage.StorageClasses().List), func(o runtime.Object) (int, error) {
+			return keep(&s.StorageClasses, TrimStorageClass(o.(*storagev1.StorageClass)))
 		}},
-		{"csinodes", listFn(storage.CSINodes().List), func(o runtime.Object) { s.CSINodes = append(s.CSINodes, TrimCSINode(o.(*storagev1.CSINode))) }},
-		{"priorityclasses", listFn(src.Kube.SchedulingV1().PriorityClasses().List), func(o runtime.Object) {
+		{"csinodes", listFn(storage.CSINodes().List), func(o runtime.Object) (int, error) { return keep(&s.CSINodes, TrimCSINode(o.(*storagev1.CSINode))) }},
+		{"priorityclasses", listFn(src.Kube.SchedulingV1().PriorityClasses().List), func(o runtime.Object) (int, error) {
 			if pc := o.(*schedulingv1.PriorityClass); !isBuiltinPriorityClass(pc.Name) {
-				s.PriorityClasses = append(s.PriorityClasses, TrimPriorityClass(pc))
+				return keep(&s.PriorityClasses, TrimPriorityClass(pc))
 			}
+			return 0, nil
 		}},
-		{"runtimeclasses", listFn(src.Kube.NodeV1().RuntimeClasses().List), func(o runtime.Object) {
-			s.RuntimeClasses = append(s.RuntimeClasses, TrimRuntimeClass(o.(*nodev1.RuntimeClass)))
+		{"runtimeclasses", listFn(src.Kube.NodeV1().RuntimeClasses().List), func(o runtime.Object) (int, error) {
+			return keep(&s.RuntimeClasses, TrimRuntimeClass(o.(*nodev1.RuntimeClass)))
 		}},
+		{"pods", listFn(core.Pods("").List), func(o runtime.Object) (int, error) { return pods.add(o.(*corev1.Pod)) }},
 	}
+	size := &snapshotSize{limit: limit, byNamespace: map[string]int{}}
 	for _, step := range steps {
 		if err := pager.New(step.list).EachListItem(ctx, metav1.ListOptions{}, func(o runtime.Object) error {
-			step.add(o)
-			return nil
+			n, err := step.add(o)
+			if err != nil {
+				return err
+			}
+			return size.add(step.what, o, n)
 		}); err != nil {
 			return nil, fmt.Errorf("listing %s: %w", step.what, err)
 		}
 	}
-	var pods []corev1.Pod
-	if err := pager.New(listFn(core.Pods("").List)).EachListItem(ctx, metav1.ListOptions{}, func(o runtime.Object) error {
-		pods = append(pods, *o.(*corev1.Pod))
-		return nil
-	}); err != nil {
-		return nil, fmt.Errorf("listing pods: %w", err)
+	var err error
+	if s.Pods, s.Replay, err = pods.finish(); err != nil {
+		return nil, err
 	}
-	s.Pods, s.Replay = SelectReplay(pods, schedulerNames, replay)
 	if src.Dynamic != nil {
-		if err := s.takeCustom(ctx, src.Dynamic); err != nil {
+		if err := s.takeCustom(ctx, src.Dynamic, size); err != nil {
 			return nil, err
 		}
 	}
 	return s, nil
+}
+
+// keep appends obj to list and returns its protobuf size.
+func keep[T any, P interface {
+	*T
+	Size() int
+}](list *[]T, obj T) (int, error) {
+	*list = append(*list, obj)
+	return P(&obj).Size(), nil
+}
+
+// holdsResources tells a pod that can count in a trial: finished and deleted
+// pods hold nothing (SelectReplay leaves them out too).
+func holdsResources(p *corev1.Pod) bool {
+	return p.DeletionTimestamp == nil && p.Status.Phase != corev1.PodSucceeded && p.Status.Phase != corev1.PodFailed
+}
+
+// selectable is TrimPod's pod with what SelectReplay reads beside it: when
+// it was created and bound, its phase and its scheduling gates.
+func selectable(p *corev1.Pod) corev1.Pod {
+	out := TrimPod(p)
+	out.CreationTimestamp = p.CreationTimestamp
+	out.DeletionTimestamp = p.DeletionTimestamp
+	out.Spec.SchedulingGates = p.Spec.SchedulingGates
+	out.Status.Phase = p.Status.Phase
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.PodScheduled {
+			out.Status.Conditions = append(out.Status.Conditions, corev1.PodCondition{Type: c.Type, Status: c.Status, LastTransitionTime: c.LastTransitionTime})
+		}
+	}
+	return out
+}
+
+// mebibytes prints n bytes in MiB, to a tenth.
+func mebibytes(n int) string { return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20)) }
+
+// snapshotSize counts the bytes a snapshot holds, by namespace, against
+// its limit.
+type snapshotSize struct {
+	limit, total int
+	byNamespace  map[string]int
+}
+
+func (z *snapshotSize) add(what string, o runtime.Object, n int) error {
+	z.total += n
+	if m, err := apimeta.Accessor(o); err == nil && m.GetNamespace() != "" {
+		z.byNamespace[m.GetNamespace()] += n
+	}
+	if z.total <= z.limit {
+		return nil
+	}
+	largest, bytes := "", 0
+	for ns, b := range z.byNamespace {
+		if b > bytes || (b == bytes && ns < largest) {
+			largest, bytes = ns, b
+		}
+	}
+	msg := fmt.Sprintf("the cluster's objects that scheduling reads are over the %s a trial copies (reached while reading %s)",
+		mebibytes(z.limit), what)
+	if largest != "" {
+		msg += fmt.Sprintf("; namespace %s holds %s of them", largest, mebibytes(bytes))
+	}
+	return errors.New(msg + ": roll this change out with spec.rollout.strategy Direct, or remove what makes them so large")
 }
 
 // isBuiltinPriorityClass tells the classes every API server creates itself.
@@ -122,7 +207,7 @@ func isBuiltinPriorityClass(name string) bool {
 }
 
 // takeCustom copies the scheduler-plugins CRDs the cluster has, and their objects.
-func (s *Snapshot) takeCustom(ctx context.Context, dyn dynamic.Interface) error {
+func (s *Snapshot) takeCustom(ctx context.Context, dyn dynamic.Interface, size *snapshotSize) error {
 	for _, name := range pluginCRDs {
 		crd, err := dyn.Resource(crdResource).Get(ctx, name, metav1.GetOptions{})
 		if apierrors.IsNotFound(err) || apierrors.IsForbidden(err) {
@@ -136,12 +221,19 @@ func (s *Snapshot) takeCustom(ctx context.Context, dyn dynamic.Interface) error 
 			continue
 		}
 		s.CRDs = append(s.CRDs, TrimCRD(crd))
-		list, err := dyn.Resource(gvr).List(ctx, metav1.ListOptions{})
-		if err != nil {
-			return fmt.Errorf("listing %s: %w", name, err)
+		list := func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+			return dyn.Resource(gvr).List(ctx, o)
 		}
-		for i := range list.Items {
-			s.Custom = append(s.Custom, TrimCustom(&list.Items[i]))
+		if err := pager.New(list).EachListItem(ctx, metav1.ListOptions{}, func(o runtime.Object) error {
+			obj := TrimCustom(o.(*unstructured.Unstructured))
+			s.Custom = append(s.Custom, obj)
+			data, err := obj.MarshalJSON()
+			if err != nil {
+				return err
+			}
+			return size.add(name, o, len(data))
+		}); err != nil {
+			return fmt.Errorf("listing %s: %w", name, err)
 		}
 	}
 	return nil
@@ -160,68 +252,6 @@ func storageVersion(crd *unstructured.Unstructured) (schema.GroupVersionResource
 		}
 	}
 	return schema.GroupVersionResource{}, false
-}
-
-// SelectReplay splits pods into the bound pods that stay on their node and the
-// replay set, trimmed. The replay set is every pending, ungated pod naming one
-// of schedulerNames, and the last n running pods those schedulers bound, by
-// binding time (the PodScheduled condition's transition; creation time when a
-// pod has none), with their node cleared. Finished and deleted pods hold no
-// resources and are left out.
-func SelectReplay(pods []corev1.Pod, schedulerNames []string, n int) (bound, replay []corev1.Pod) {
-	ours := map[string]bool{}
-	for _, name := range schedulerNames {
-		ours[name] = true
-	}
-	var recent, pending []*corev1.Pod
-	for i := range pods {
-		p := &pods[i]
-		if p.DeletionTimestamp != nil || p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed {
-			continue
-		}
-		switch {
-		case p.Spec.NodeName == "" && ours[p.Spec.SchedulerName] && len(p.Spec.SchedulingGates) == 0:
-			pending = append(pending, p)
-		case p.Spec.NodeName == "":
-			// Another scheduler's, or gated: it holds nothing in either arm.
-		case ours[p.Spec.SchedulerName]:
-			recent = append(recent, p)
-		default:
-			bound = append(bound, TrimPod(p))
-		}
-	}
-	// Replayed in the order the pods came: the last n bound, oldest first,
-	// then the pending ones by creation.
-	sort.SliceStable(pending, func(i, j int) bool { return pending[i].CreationTimestamp.Before(&pending[j].CreationTimestamp) })
-	sort.SliceStable(recent, func(i, j int) bool { return boundAt(recent[i]).Before(boundAt(recent[j])) })
-	keep := max(len(recent)-max(n, 0), 0)
-	for i, p := range recent {
-		if i < keep {
-			bound = append(bound, TrimPod(p))
-		} else {
-			replay = append(replay, replayed(p))
-		}
-	}
-	for _, p := range pending {
-		replay = append(replay, replayed(p))
-	}
-	return bound, replay
-}
-
-func replayed(p *corev1.Pod) corev1.Pod {
-	out := TrimPod(p)
-	out.Spec.NodeName = ""
-	return out
-}
-
-// boundAt is when a pod was bound, as near as the API tells.
-func boundAt(p *corev1.Pod) time.Time {
-	for _, c := range p.Status.Conditions {
-		if c.Type == corev1.PodScheduled && c.Status == corev1.ConditionTrue && !c.LastTransitionTime.IsZero() {
-			return c.LastTransitionTime.Time
-		}
-	}
-	return p.CreationTimestamp.Time
 }
 
 // listFn adapts a typed List to the pager.

@@ -128,7 +128,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	compareStart := time.Now()
 	c := Compare(o.Snapshot.Replay, runs[0].outcome, runs[1].outcome)
 	r := &Report{Current: reports[0], Candidate: reports[1], Comparison: c, Verdict: o.Gate.Check(c),
-		Snapshot: SnapshotCounts{Nodes: len(o.Snapshot.Nodes), Pods: len(o.Snapshot.Pods), Replay: len(o.Snapshot.Replay)}}
+		Snapshot: SnapshotCounts{Nodes: len(o.Snapshot.Nodes), Pods: o.Snapshot.Pods.Len(), Replay: len(o.Snapshot.Replay)}}
 	r.Timings.Compare = time.Since(compareStart)
 	for _, a := range reports {
 		r.Timings.Start = max(r.Timings.Start, a.Start)

@@ -57,7 +57,10 @@ func Synthetic(nodes, pods, replay int) *trial.Snapshot {
 	}
 	for i := 0; i < pods; i++ {
 		// Uneven: the first nodes are fuller, so the two strategies disagree.
-		s.Pods = append(s.Pods, pod(fmt.Sprintf("bound-%05d", i), s.Nodes[(i*i)%nodes].Name, i))
+		p := pod(fmt.Sprintf("bound-%05d", i), s.Nodes[(i*i)%nodes].Name, i)
+		if _, err := s.Pods.Add(&p); err != nil {
+			panic(err)
+		}
 	}
 	for i := 0; i < replay; i++ {
 		s.Replay = append(s.Replay, pod(fmt.Sprintf("replay-%04d", i), "", i))

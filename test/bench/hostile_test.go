@@ -54,7 +54,8 @@ const (
 //     (HOSTILE_CONFIG_SAMPLES, 10), with the bytes the operator allocated
 //     and the CPU time it used meanwhile (reading /metrics included); configmap=CASE/apiserver for those the API server refuses;
 //   - configmap=CASE/render and /diff: the binary's wall time, peak RSS and
-//     CPU time (/usr/bin/time) refusing it, beside those of a valid input;
+//     CPU time (/usr/bin/time) refusing it, and the memory it was charged in
+//     a cgroup limited to 64 MiB, beside those of a valid input;
 //   - rbac-rule-100-items: a spec.rbac rule with 100 items in each list,
 //     refused by the API server (the CRD's maxItems);
 //   - unserved/pods=N: HOSTILE_PENDING_PODS (10000) pending pods, each with a
@@ -93,7 +94,9 @@ func BenchmarkHostile(b *testing.B) {
 		waitSimulatorsHandled(b, admin, op, sims)
 		b.ReportMetric(time.Since(created).Seconds(), "s-to-all-handled")
 		op.report(b, heapSamples)
+		before := op.syncBuckets(b, "TargetConfigController")
 		report(b, "cr-change-to-template", crChangeToTemplate(b, admin, envInt(b, "REACTION_BENCH_SAMPLES", 100)))
+		reportSyncs(b, "target-config-sync", before, op.syncBuckets(b, "TargetConfigController"))
 		b.ReportMetric(float64(foreignLeft(b, admin)), "foreign-objects-left")
 	})
 	refuseHostileConfigs(b, admin, op, heapSamples)
@@ -281,22 +284,49 @@ func refuseHostileConfigs(b *testing.B, admin *framework.Clients, op *operatorPr
 	}
 }
 
-// runCommand runs the operator binary samples times: wall time, and peak RSS
-// and CPU time of the binary as /usr/bin/time reports them (getrusage of a
-// child of its own: a child of this process would inherit its peak RSS when
-// it forks), failing when it accepts hostile input or refuses valid input.
-// On a busy machine the wall time is mostly waiting.
+// commandMemoryLimit is the memory limit render and diff run under: what
+// no input may make them need.
+const commandMemoryLimit = 64 << 20
+
+// runCommand runs the operator binary samples times: wall time; peak RSS and
+// CPU time as /usr/bin/time reports them (getrusage of a child of its own: a
+// child of this process would inherit its peak RSS when it forks); and, each
+// run in a memory cgroup of its own limited to commandMemoryLimit, what it
+// was charged at most, how often the limit was reached and whether it was
+// killed for it. It fails when the binary accepts hostile input or refuses
+// valid input. On a busy machine the wall time is mostly waiting.
 func runCommand(b *testing.B, binary string, args []string, samples int, valid bool) {
 	usage := filepath.Join(b.TempDir(), "usage")
 	var times []time.Duration
-	var peaks, cpu []float64
-	for range samples {
-		cmd := exec.Command("/usr/bin/time", append([]string{"-f", "%M %U %S", "-o", usage, binary}, args...)...)
+	var peaks, cpu, charged []float64
+	var limitHits, oomKills int64
+	for i := range samples {
+		argv := append([]string{"/usr/bin/time", "-f", "%M %U %S", "-o", usage, binary}, args...)
+		cg, err := newMemoryCgroup(fmt.Sprintf("secondary-scheduler-bench-%d-%d", os.Getpid(), i), commandMemoryLimit)
+		if err != nil && i == 0 {
+			b.Logf("no memory cgroup, so no charged memory figures: %v", err)
+		}
+		if cg != nil {
+			argv = cg.wrap(argv)
+		}
+		cmd := exec.Command(argv[0], argv[1:]...)
 		var stderr strings.Builder
 		cmd.Stderr = &stderr
 		t0 := time.Now()
-		err := cmd.Run()
+		err = cmd.Run()
 		times = append(times, time.Since(t0))
+		if cg != nil {
+			peak, hits, kills, uerr := cg.usage()
+			if rerr := cg.remove(); uerr == nil {
+				uerr = rerr
+			}
+			if uerr != nil {
+				b.Fatalf("memory cgroup %s: %v", cg.dir, uerr)
+			}
+			charged = append(charged, float64(peak)/(1<<20))
+			limitHits += hits
+			oomKills += kills
+		}
 		if _, exited := err.(*exec.ExitError); err != nil && !exited {
 			b.Fatal(err)
 		}
@@ -319,6 +349,11 @@ func runCommand(b *testing.B, binary string, args []string, samples int, valid b
 	report(b, "wall", times)
 	reportSpread(b, "rss-peak", "MiB", peaks)
 	reportSpread(b, "cpu", "ms", cpu)
+	if len(charged) > 0 {
+		reportSpread(b, "charged-peak", "MiB", charged)
+		b.ReportMetric(float64(limitHits), "limit-hits")
+		b.ReportMetric(float64(oomKills), "oom-kills")
+	}
 }
 
 // refuseLargeRule times the API server's refusal of a spec.rbac rule with

@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"os"
 	"slices"
@@ -220,6 +221,65 @@ func waitUntil(b *testing.B, timeout time.Duration, what string, cond func() (bo
 		case <-ctx.Done():
 			b.Fatalf("%s: not within %s (%s)", what, timeout, state)
 		case <-time.After(time.Second):
+		}
+	}
+}
+
+// syncDurationMetric is the operator's histogram of each controller's syncs.
+const syncDurationMetric = "secondary_scheduler_operator_controller_sync_duration_seconds_bucket"
+
+// syncBuckets is the cumulative count of controller's syncs by bucket upper
+// bound (le, in seconds; +Inf as math.Inf).
+func (p *operatorProcess) syncBuckets(b *testing.B, controller string) map[float64]float64 {
+	b.Helper()
+	samples, err := p.metrics()
+	if err != nil {
+		b.Fatal(err)
+	}
+	out := map[float64]float64{}
+	for _, line := range samples {
+		rest, ok := strings.CutPrefix(line, syncDurationMetric+"{")
+		if !ok || !strings.Contains(rest, `controller="`+controller+`"`) {
+			continue
+		}
+		_, le, ok := strings.Cut(rest, `le="`)
+		if !ok {
+			continue
+		}
+		le, value, _ := strings.Cut(le, `"}`)
+		bound, err1 := strconv.ParseFloat(le, 64)
+		count, err2 := strconv.ParseFloat(strings.TrimSpace(value), 64)
+		if err1 == nil && err2 == nil {
+			out[bound] = count
+		}
+	}
+	if len(out) == 0 {
+		b.Fatalf("the operator's /metrics has no %s for %s", syncDurationMetric, controller)
+	}
+	return out
+}
+
+// reportSyncs reports the syncs between two readings of syncBuckets: how
+// many, how many took over 100 ms, and the upper bound of the bucket that
+// holds the 99th percentile. Set beside a reaction time, it tells the
+// operator's own share of the reaction from the API server's and the
+// machine's.
+func reportSyncs(b *testing.B, name string, before, after map[float64]float64) {
+	bounds := make([]float64, 0, len(after))
+	for le := range after {
+		bounds = append(bounds, le)
+	}
+	slices.Sort(bounds)
+	total := after[math.Inf(1)] - before[math.Inf(1)]
+	b.ReportMetric(total, name+"s")
+	b.ReportMetric(total-(after[0.1]-before[0.1]), name+"s-over-100ms")
+	if total == 0 {
+		return
+	}
+	for _, le := range bounds {
+		if after[le]-before[le] >= 0.99*total {
+			b.ReportMetric(le*1000, name+"-p99-at-most-ms")
+			return
 		}
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/openshift/secondary-scheduler-operator/pkg/trial/gate"
 )
 
 // PodGroupLabel puts a pod in a scheduler-plugins PodGroup: the pods of one
@@ -69,12 +71,7 @@ type Counts struct {
 }
 
 // MovedPercent is the share of the units placed by both arms that moved.
-func (c Counts) MovedPercent() float64 {
-	if c.Same+c.Moved == 0 {
-		return 0
-	}
-	return 100 * float64(c.Moved) / float64(c.Same+c.Moved)
-}
+func (c Counts) MovedPercent() float64 { return gate.MovedPercent(c.Same, c.Moved) }
 
 // NodeSpread is how many replayed pods each arm bound to a node.
 type NodeSpread struct {
@@ -218,13 +215,7 @@ const maxReasons = 3
 // Check judges a comparison.
 func (g Gate) Check(c Comparison) Verdict {
 	n := c.Counts
-	var blocked []string
-	if n.NewlyUnschedulable > g.MaxNewlyUnschedulable {
-		blocked = append(blocked, fmt.Sprintf("%d newly unschedulable (at most %d allowed)", n.NewlyUnschedulable, g.MaxNewlyUnschedulable))
-	}
-	if g.MaxMovedPercent != nil && n.MovedPercent() > *g.MaxMovedPercent {
-		blocked = append(blocked, fmt.Sprintf("%.1f%% moved (at most %.1f%% allowed)", n.MovedPercent(), *g.MaxMovedPercent))
-	}
+	blocked := gate.Exceeded(n.NewlyUnschedulable, g.MaxNewlyUnschedulable, n.Same, n.Moved, g.MaxMovedPercent)
 	v := Verdict{Allowed: len(blocked) == 0}
 	seen := map[string]bool{}
 	for _, u := range c.Units {

@@ -68,7 +68,7 @@ func TestGate(t *testing.T) {
 	}{
 		{"default blocks one newly unschedulable", Gate{}, false, "1 newly unschedulable (at most 0 allowed)"},
 		{"one allowed", Gate{MaxNewlyUnschedulable: 1}, true, "allowed: 3 units: 1 same, 1 moved, 1 newly unschedulable"},
-		{"moved over the bound", Gate{MaxNewlyUnschedulable: 1, MaxMovedPercent: ptr.To(49.0)}, false, "50.0% moved (at most 49.0% allowed)"},
+		{"moved over the bound", Gate{MaxNewlyUnschedulable: 1, MaxMovedPercent: ptr.To(49.0)}, false, "50.0% moved (at most 49% allowed)"},
 		{"moved within the bound", Gate{MaxNewlyUnschedulable: 1, MaxMovedPercent: ptr.To(50.0)}, true, "allowed"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -10,6 +10,7 @@ import (
 
 	secondaryschedulerv1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
+	trialgate "github.com/openshift/secondary-scheduler-operator/pkg/trial/gate"
 )
 
 // Gate holds the running Deployment while a trial of the change is due,
@@ -115,21 +116,17 @@ func beyondGate(policy *secondaryschedulerv1.TrialPolicy, last *secondaryschedul
 		return "as the trial recorded"
 	}
 	var maxNew int32
-	var maxMoved *int32
+	var maxMoved *float64
 	if policy != nil {
 		if policy.MaxNewlyUnschedulable != nil {
 			maxNew = *policy.MaxNewlyUnschedulable
 		}
-		maxMoved = policy.MaxMovedPercent
+		if policy.MaxMovedPercent != nil {
+			moved := float64(*policy.MaxMovedPercent)
+			maxMoved = &moved
+		}
 	}
-	var out []string
-	if counts.NewlyUnschedulable > maxNew {
-		out = append(out, fmt.Sprintf("%d newly unschedulable (at most %d allowed)", counts.NewlyUnschedulable, maxNew))
-	}
-	if placed := counts.Same + counts.Moved; maxMoved != nil && placed > 0 && 100*float64(counts.Moved)/float64(placed) > float64(*maxMoved) {
-		out = append(out, fmt.Sprintf("%.1f%% moved (at most %d%% allowed)", 100*float64(counts.Moved)/float64(placed), *maxMoved))
-	}
-	return strings.Join(out, ", ")
+	return strings.Join(trialgate.Exceeded(int(counts.NewlyUnschedulable), int(maxNew), int(counts.Same), int(counts.Moved), maxMoved), ", ")
 }
 
 // failedTrial says why a change waits after a trial that could not run, and

@@ -45,6 +45,9 @@ func loadChange(ctx context.Context, files []string, kubeconfig string, stdin io
 	if err != nil {
 		return nil, err
 	}
+	if err := render.CheckDocuments(in.scheduler, in.userConfig(in.scheduler.Spec.SchedulerConfig)); err != nil {
+		return nil, err
+	}
 	config, err := clusterConfig(kubeconfig)
 	if err != nil {
 		return nil, err

@@ -2,9 +2,12 @@ package cmd
 
 import (
 	"context"
-	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
 
 	operatorv1 "github.com/openshift/api/operator/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -115,5 +118,52 @@ func TestDiffObjectChanges(t *testing.T) {
 				t.Errorf("Removed keeps the namespace, which holds the user's ConfigMap:\n%s", got)
 			}
 		})
+	}
+}
+
+// TestDiffRefusesUnboundedDocumentsFirst: a configuration with YAML anchors is
+// refused, with render's message, before any request: the kubeconfig names a
+// server nobody answers on.
+func TestDiffRefusesUnboundedDocumentsFirst(t *testing.T) {
+	dir := t.TempDir()
+	input := `apiVersion: operator.openshift.io/v1
+kind: SecondaryScheduler
+metadata:
+  name: cluster
+spec:
+  managementState: Managed
+  schedulerImage: example.com/scheduler:1
+  schedulerConfig: my-config
+---
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: my-config
+  namespace: openshift-secondary-scheduler
+data:
+  config.yaml: |
+    apiVersion: kubescheduler.config.k8s.io/v1
+    kind: KubeSchedulerConfiguration
+    profiles:
+    - schedulerName: &n a
+    - schedulerName: *n
+`
+	kubeconfig := `apiVersion: v1
+kind: Config
+clusters: [{name: c, cluster: {server: "https://127.0.0.1:1"}}]
+users: [{name: u, user: {token: x}}]
+contexts: [{name: c, context: {cluster: c, user: u}}]
+current-context: c
+`
+	for name, data := range map[string]string{"input.yaml": input, "kubeconfig": kubeconfig} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var out strings.Builder
+	err := Diff(context.Background(), []string{filepath.Join(dir, "input.yaml")}, filepath.Join(dir, "kubeconfig"), nil, &out)
+	want := "ConfigMap openshift-secondary-scheduler/my-config config.yaml: line 4: YAML anchors and aliases"
+	if !render.IsInputError(err) || !strings.Contains(err.Error(), want) {
+		t.Fatalf("diff of a configuration with an alias: %v, want an input error with %q and no request", err, want)
 	}
 }

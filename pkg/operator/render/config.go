@@ -76,3 +76,26 @@ func userLayer(ss *secondaryschedulerv1.SecondaryScheduler, cm *corev1.ConfigMap
 func specSource(ss *secondaryschedulerv1.SecondaryScheduler, path string) string {
 	return fmt.Sprintf("SecondaryScheduler %s %s", ss.Name, path)
 }
+
+// CheckDocuments refuses the documents a SecondaryScheduler brings (the
+// ConfigMap spec.schedulerConfig names, spec.unsupportedConfigOverrides)
+// that are over the bounds every document is held to
+// (schedulerconfig.CheckDocument), with the problems Render reports for
+// them. diff calls it before it reads the cluster, so that such input costs
+// no request.
+func CheckDocuments(ss *secondaryschedulerv1.SecondaryScheduler, userCM *corev1.ConfigMap) error {
+	var layers []schedulerconfig.Layer
+	if user, _ := userLayer(ss, userCM); user != nil {
+		layers = append(layers, *user)
+	}
+	if raw := ss.Spec.UnsupportedConfigOverrides.Raw; len(raw) > 0 {
+		layers = append(layers, schedulerconfig.Layer{Source: specSource(ss, "spec.unsupportedConfigOverrides"), Data: raw})
+	}
+	var errs problem.List
+	for _, l := range layers {
+		if err := schedulerconfig.CheckDocument(l.Data); err != nil {
+			errs.Addf(l.Source, "", "%v", err)
+		}
+	}
+	return inputError(&errs)
+}

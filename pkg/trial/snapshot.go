@@ -75,14 +75,44 @@ func Take(ctx context.Context, src Source, schedulerNames []string, replay int) 
 
 func take(ctx context.Context, src Source, schedulerNames []string, replay, limit int) (*Snapshot, error) {
 	s := &Snapshot{}
-	core, storage := src.Kube.CoreV1(), src.Kube.StorageV1()
 	pods := newReplaySelector(schedulerNames, replay)
-	steps := []struct {
-		what string
-		list pager.ListPageFunc
-		// add keeps the trimmed object, if it keeps it, and returns its size.
-		add func(runtime.Object) (int, error)
-	}{
+	steps := s.listSteps(src, pods)
+	size := &snapshotSize{limit: limit, byNamespace: map[string]int{}}
+	for _, step := range steps {
+		if err := pager.New(step.list).EachListItem(ctx, metav1.ListOptions{}, func(o runtime.Object) error {
+			n, err := step.add(o)
+			if err != nil {
+				return err
+			}
+			return size.add(step.what, o, n)
+		}); err != nil {
+			return nil, fmt.Errorf("listing %s: %w", step.what, err)
+		}
+	}
+	var err error
+	if s.Pods, s.Replay, err = pods.finish(); err != nil {
+		return nil, err
+	}
+	if src.Dynamic != nil {
+		if err := s.takeCustom(ctx, src.Dynamic, size); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+// listStep reads one kind: each object its list pages bring goes to add,
+// which keeps it trimmed, if it keeps it, and returns its size.
+type listStep struct {
+	what string
+	list pager.ListPageFunc
+	add  func(runtime.Object) (int, error)
+}
+
+// listSteps are the kinds a snapshot reads, into s; pods go to pods.
+func (s *Snapshot) listSteps(src Source, pods *replaySelector) []listStep {
+	core, storage := src.Kube.CoreV1(), src.Kube.StorageV1()
+	return []listStep{
 		{"namespaces", listFn(core.Namespaces().List), func(o runtime.Object) (int, error) {
 			return keep(&s.Namespaces, TrimNamespace(o.(*corev1.Namespace)))
 		}},
@@ -114,28 +144,6 @@ func take(ctx context.Context, src Source, schedulerNames []string, replay, limi
 		}},
 		{"pods", listFn(core.Pods("").List), func(o runtime.Object) (int, error) { return pods.add(o.(*corev1.Pod)) }},
 	}
-	size := &snapshotSize{limit: limit, byNamespace: map[string]int{}}
-	for _, step := range steps {
-		if err := pager.New(step.list).EachListItem(ctx, metav1.ListOptions{}, func(o runtime.Object) error {
-			n, err := step.add(o)
-			if err != nil {
-				return err
-			}
-			return size.add(step.what, o, n)
-		}); err != nil {
-			return nil, fmt.Errorf("listing %s: %w", step.what, err)
-		}
-	}
-	var err error
-	if s.Pods, s.Replay, err = pods.finish(); err != nil {
-		return nil, err
-	}
-	if src.Dynamic != nil {
-		if err := s.takeCustom(ctx, src.Dynamic, size); err != nil {
-			return nil, err
-		}
-	}
-	return s, nil
 }
 
 // keep appends obj to list and returns its protobuf size.

@@ -175,7 +175,13 @@ func (in *renderInput) add(data []byte) error {
 		APIVersion string `json:"apiVersion"`
 		Kind       string `json:"kind"`
 	}
-	if err := yaml.Unmarshal(data, &tm); err != nil {
+	// One conversion to JSON serves the kind and the strict decode: a
+	// document is parsed once here, however large (up to its bound).
+	j, err := yaml.YAMLToJSONStrict(data)
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(j, &tm); err != nil {
 		return err
 	}
 	if tm.APIVersion == "" && tm.Kind == "" {
@@ -187,31 +193,27 @@ func (in *renderInput) add(data []byte) error {
 			return errors.New("a second SecondaryScheduler; give exactly one")
 		}
 		in.scheduler = &secondaryschedulerv1.SecondaryScheduler{}
-		return strictYAML(data, in.scheduler)
+		return strictJSON(j, in.scheduler)
 	case "v1 ConfigMap":
 		cm := &corev1.ConfigMap{}
 		in.configMaps = append(in.configMaps, cm)
-		return strictYAML(data, cm)
+		return strictJSON(j, cm)
 	case configv1.GroupVersion.String() + " APIServer":
 		obj := &configv1.APIServer{}
 		in.observed = append(in.observed, obj)
-		return strictYAML(data, obj)
+		return strictJSON(j, obj)
 	case configv1.GroupVersion.String() + " Scheduler":
 		obj := &configv1.Scheduler{}
 		in.observed = append(in.observed, obj)
-		return strictYAML(data, obj)
+		return strictJSON(j, obj)
 	}
 	return fmt.Errorf("%s %s is not an input of render; give a SecondaryScheduler, ConfigMaps, "+
 		"and optionally the APIServer and Scheduler config.openshift.io/v1 objects", tm.APIVersion, tm.Kind)
 }
 
-// strictYAML decodes like the API server's strict field validation, with the
+// strictJSON decodes like the API server's strict field validation, with the
 // full path of an unknown field ("spec.sidecar").
-func strictYAML(data []byte, into interface{}) error {
-	j, err := yaml.YAMLToJSONStrict(data)
-	if err != nil {
-		return err
-	}
+func strictJSON(j []byte, into interface{}) error {
 	strictErrs, err := sigsjson.UnmarshalStrict(j, into)
 	if err != nil {
 		return errors.New(strings.TrimPrefix(err.Error(), "json: "))

@@ -24,7 +24,7 @@ type BoundPods struct {
 }
 
 // Add keeps p, encoded, and returns the bytes it takes.
-func (b *BoundPods) Add(p *corev1.Pod) (int, error) {
+func (b *BoundPods) Add(p corev1.Pod) (int, error) {
 	data, err := p.Marshal()
 	if err != nil {
 		return 0, fmt.Errorf("encoding pod %s/%s: %w", p.Namespace, p.Name, err)
@@ -58,7 +58,8 @@ func SelectReplay(pods []corev1.Pod, schedulerNames []string, n int) (BoundPods,
 			return BoundPods{}, nil, err
 		}
 	}
-	return sel.finish()
+	bound, replay := sel.finish()
+	return bound, replay, nil
 }
 
 // replaySelector is SelectReplay on pods as their list pages arrive: a bound
@@ -103,24 +104,19 @@ func (s *replaySelector) add(p *corev1.Pod) (int, error) {
 		heap.Push(&s.recent, kept)
 		if s.recent.Len() > s.n {
 			oldest := heap.Pop(&s.recent).(corev1.Pod)
-			if _, err := s.bound.Add(ptrTrimPod(&oldest)); err != nil {
+			if _, err := s.bound.Add(TrimPod(&oldest)); err != nil {
 				return 0, err
 			}
 		}
 		return kept.Size(), nil
 	default:
-		return s.bound.Add(ptrTrimPod(p))
+		return s.bound.Add(TrimPod(p))
 	}
-}
-
-func ptrTrimPod(p *corev1.Pod) *corev1.Pod {
-	out := TrimPod(p)
-	return &out
 }
 
 // finish returns the bound pods and the replay set: the last n bound, oldest
 // first, then the pending ones by creation, as the pods came.
-func (s *replaySelector) finish() (BoundPods, []corev1.Pod, error) {
+func (s *replaySelector) finish() (BoundPods, []corev1.Pod) {
 	recent := []corev1.Pod(s.recent)
 	sort.SliceStable(recent, func(i, j int) bool { return s.recent.Less(i, j) })
 	sort.SliceStable(s.pending, func(i, j int) bool {
@@ -133,7 +129,26 @@ func (s *replaySelector) finish() (BoundPods, []corev1.Pod, error) {
 	for i := range s.pending {
 		replay = append(replay, replayed(&s.pending[i]))
 	}
-	return s.bound, replay, nil
+	return s.bound, replay
+}
+
+// holdsResources tells a pod that can count in a trial: finished and deleted
+// pods hold nothing.
+func holdsResources(p *corev1.Pod) bool {
+	return p.DeletionTimestamp == nil && p.Status.Phase != corev1.PodSucceeded && p.Status.Phase != corev1.PodFailed
+}
+
+// selectable is TrimPod's pod with what the selector orders it by: when it
+// was created and when it was bound.
+func selectable(p *corev1.Pod) corev1.Pod {
+	out := TrimPod(p)
+	out.CreationTimestamp = p.CreationTimestamp
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.PodScheduled {
+			out.Status.Conditions = append(out.Status.Conditions, corev1.PodCondition{Type: c.Type, Status: c.Status, LastTransitionTime: c.LastTransitionTime})
+		}
+	}
+	return out
 }
 
 func replayed(p *corev1.Pod) corev1.Pod {

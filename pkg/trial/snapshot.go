@@ -89,10 +89,7 @@ func take(ctx context.Context, src Source, schedulerNames []string, replay, limi
 			return nil, fmt.Errorf("listing %s: %w", step.what, err)
 		}
 	}
-	var err error
-	if s.Pods, s.Replay, err = pods.finish(); err != nil {
-		return nil, err
-	}
+	s.Pods, s.Replay = pods.finish()
 	if src.Dynamic != nil {
 		if err := s.takeCustom(ctx, src.Dynamic, size); err != nil {
 			return nil, err
@@ -153,28 +150,6 @@ func keep[T any, P interface {
 }](list *[]T, obj T) (int, error) {
 	*list = append(*list, obj)
 	return P(&obj).Size(), nil
-}
-
-// holdsResources tells a pod that can count in a trial: finished and deleted
-// pods hold nothing (SelectReplay leaves them out too).
-func holdsResources(p *corev1.Pod) bool {
-	return p.DeletionTimestamp == nil && p.Status.Phase != corev1.PodSucceeded && p.Status.Phase != corev1.PodFailed
-}
-
-// selectable is TrimPod's pod with what SelectReplay reads beside it: when
-// it was created and bound, its phase and its scheduling gates.
-func selectable(p *corev1.Pod) corev1.Pod {
-	out := TrimPod(p)
-	out.CreationTimestamp = p.CreationTimestamp
-	out.DeletionTimestamp = p.DeletionTimestamp
-	out.Spec.SchedulingGates = p.Spec.SchedulingGates
-	out.Status.Phase = p.Status.Phase
-	for _, c := range p.Status.Conditions {
-		if c.Type == corev1.PodScheduled {
-			out.Status.Conditions = append(out.Status.Conditions, corev1.PodCondition{Type: c.Type, Status: c.Status, LastTransitionTime: c.LastTransitionTime})
-		}
-	}
-	return out
 }
 
 // mebibytes prints n bytes in MiB, to a tenth.

@@ -26,8 +26,8 @@ func mergeConfig(ss *secondaryschedulerv1.SecondaryScheduler, userCM *corev1.Con
 	if user != nil {
 		layers = append(layers, *user)
 	}
-	if raw := ss.Spec.UnsupportedConfigOverrides.Raw; len(raw) > 0 {
-		layers = append(layers, schedulerconfig.Layer{Source: specSource(ss, "spec.unsupportedConfigOverrides"), Data: raw})
+	if overrides := overridesLayer(ss); overrides != nil {
+		layers = append(layers, *overrides)
 	}
 	if unread != "" {
 		// Nothing to merge without the user's layer; the others' problems
@@ -73,6 +73,15 @@ func userLayer(ss *secondaryschedulerv1.SecondaryScheduler, cm *corev1.ConfigMap
 	return &schedulerconfig.Layer{Source: ref + " " + names.ConfigKey, Data: []byte(data), ReplaceProfiles: true}, ""
 }
 
+// overridesLayer is spec.unsupportedConfigOverrides, nil when unset.
+func overridesLayer(ss *secondaryschedulerv1.SecondaryScheduler) *schedulerconfig.Layer {
+	raw := ss.Spec.UnsupportedConfigOverrides.Raw
+	if len(raw) == 0 {
+		return nil
+	}
+	return &schedulerconfig.Layer{Source: specSource(ss, "spec.unsupportedConfigOverrides"), Data: raw}
+}
+
 func specSource(ss *secondaryschedulerv1.SecondaryScheduler, path string) string {
 	return fmt.Sprintf("SecondaryScheduler %s %s", ss.Name, path)
 }
@@ -88,8 +97,8 @@ func CheckDocuments(ss *secondaryschedulerv1.SecondaryScheduler, userCM *corev1.
 	if user, _ := userLayer(ss, userCM); user != nil {
 		layers = append(layers, *user)
 	}
-	if raw := ss.Spec.UnsupportedConfigOverrides.Raw; len(raw) > 0 {
-		layers = append(layers, schedulerconfig.Layer{Source: specSource(ss, "spec.unsupportedConfigOverrides"), Data: raw})
+	if overrides := overridesLayer(ss); overrides != nil {
+		layers = append(layers, *overrides)
 	}
 	var errs problem.List
 	for _, l := range layers {

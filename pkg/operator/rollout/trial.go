@@ -115,18 +115,8 @@ func beyondGate(policy *secondaryschedulerv1.TrialPolicy, last *secondaryschedul
 		}
 		return "as the trial recorded"
 	}
-	var maxNew int32
-	var maxMoved *float64
-	if policy != nil {
-		if policy.MaxNewlyUnschedulable != nil {
-			maxNew = *policy.MaxNewlyUnschedulable
-		}
-		if policy.MaxMovedPercent != nil {
-			moved := float64(*policy.MaxMovedPercent)
-			maxMoved = &moved
-		}
-	}
-	return strings.Join(trialgate.Exceeded(int(counts.NewlyUnschedulable), int(maxNew), int(counts.Same), int(counts.Moved), maxMoved), ", ")
+	maxNew, maxMoved := trialgate.Bounds(policy)
+	return strings.Join(trialgate.Exceeded(int(counts.NewlyUnschedulable), maxNew, int(counts.Same), int(counts.Moved), maxMoved), ", ")
 }
 
 // failedTrial says why a change waits after a trial that could not run, and

@@ -14,6 +14,7 @@ import (
 
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
 	"github.com/openshift/secondary-scheduler-operator/pkg/trial"
+	"github.com/openshift/secondary-scheduler-operator/pkg/trial/gate"
 )
 
 // InCluster runs trials as Pods in the operand namespace, seeded from a
@@ -86,10 +87,6 @@ func armFor(name string, a Arm) trial.Arm {
 }
 
 func gateOf(req Request) trial.Gate {
-	g := trial.Gate{MaxNewlyUnschedulable: int(ptr.Deref(req.Policy.MaxNewlyUnschedulable, 0))}
-	if p := req.Policy.MaxMovedPercent; p != nil {
-		moved := float64(*p)
-		g.MaxMovedPercent = &moved
-	}
-	return g
+	maxNew, maxMoved := gate.Bounds(&req.Policy)
+	return trial.Gate{MaxNewlyUnschedulable: maxNew, MaxMovedPercent: maxMoved}
 }

@@ -4,7 +4,13 @@
 // nothing of the trial, so the rollout can.
 package gate
 
-import "fmt"
+import (
+	"fmt"
+
+	"k8s.io/utils/ptr"
+
+	secondaryschedulerv1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1"
+)
 
 // MovedPercent is the share of the units both arms placed that the
 // candidate placed elsewhere; 0 when neither placed any.
@@ -27,4 +33,18 @@ func Exceeded(newlyUnschedulable, maxNewlyUnschedulable, same, moved int, maxMov
 		out = append(out, fmt.Sprintf("%.1f%% moved (at most %g%% allowed)", p, *maxMovedPercent))
 	}
 	return out
+}
+
+// Bounds are the bounds of spec.rollout.trial (nil: none set): at most
+// maxNewlyUnschedulable newly unschedulable units (0 when unset), and at
+// most maxMovedPercent moved (nil when unset: no bound).
+func Bounds(policy *secondaryschedulerv1.TrialPolicy) (maxNewlyUnschedulable int, maxMovedPercent *float64) {
+	if policy == nil {
+		return 0, nil
+	}
+	if p := policy.MaxMovedPercent; p != nil {
+		moved := float64(*p)
+		maxMovedPercent = &moved
+	}
+	return int(ptr.Deref(policy.MaxNewlyUnschedulable, 0)), maxMovedPercent
 }

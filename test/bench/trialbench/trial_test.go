@@ -58,7 +58,7 @@ func Synthetic(nodes, pods, replay int) *trial.Snapshot {
 	for i := 0; i < pods; i++ {
 		// Uneven: the first nodes are fuller, so the two strategies disagree.
 		p := pod(fmt.Sprintf("bound-%05d", i), s.Nodes[(i*i)%nodes].Name, i)
-		if _, err := s.Pods.Add(&p); err != nil {
+		if _, err := s.Pods.Add(p); err != nil {
 			panic(err)
 		}
 	}

@@ -157,3 +157,25 @@ func BenchmarkTakeRetains(b *testing.B) {
 		goruntime.KeepAlive(s)
 	}
 }
+
+// TestSelectReplayRefusesTooManyPending: the pending pods a trial replays are
+// bounded; one more than MaxPendingReplay refuses the trial, naming the bound
+// and the schedulers.
+func TestSelectReplayRefusesTooManyPending(t *testing.T) {
+	pending := func(n int) []corev1.Pod {
+		pods := make([]corev1.Pod, n)
+		for i := range pods {
+			pods[i] = corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: fmt.Sprint("p-", i)},
+				Spec: corev1.PodSpec{SchedulerName: "ours"}}
+		}
+		return pods
+	}
+	if _, replay, err := SelectReplay(pending(MaxPendingReplay), []string{"ours"}, 0); err != nil || len(replay) != MaxPendingReplay {
+		t.Fatalf("%d pending pods: %d replayed, %v", MaxPendingReplay, len(replay), err)
+	}
+	_, _, err := SelectReplay(pending(MaxPendingReplay+1), []string{"ours"}, 0)
+	want := fmt.Sprintf("more than %d pods are pending for ours", MaxPendingReplay)
+	if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "strategy Direct") {
+		t.Fatalf("%d pending pods: %v, want an error with %q", MaxPendingReplay+1, err, want)
+	}
+}

@@ -7,6 +7,7 @@ export GOFLAGS := -mod=vendor -buildvcs=false -trimpath
 
 BIN_DIR := _output/bin
 BINARY := $(BIN_DIR)/secondary-scheduler-operator
+CTL_BINARY := $(BIN_DIR)/secondary-scheduler-ctl
 GIT_VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo v0.0.0-unknown)
 GIT_COMMIT ?= $(shell git rev-parse HEAD 2>/dev/null)
 VERSION_PKG := github.com/openshift/secondary-scheduler-operator/pkg/version
@@ -19,6 +20,7 @@ all: build
 
 build:
 	go build -ldflags "$(LDFLAGS)" -o $(BINARY) ./cmd/secondary-scheduler-operator
+	go build -ldflags "$(LDFLAGS)" -o $(CTL_BINARY) ./cmd/secondary-scheduler-ctl
 
 # The tests the README names: hack/prereqs.sh, unit, then integration and e2e against
 # a real control plane. hack/test.sh runs these targets one by one (sequential on

@@ -76,7 +76,7 @@ echo "BenchmarkHostile/startup 1 ${startup_seconds} s-to-available"
 # The Go benchmark's own log (client-go warnings) goes apart, so that it
 # never splits a benchmark line.
 STACK_KUBECONFIG="${KUBECONFIG}" STACK_OPERATOR_URL="https://${listen}" STACK_OPERATOR_PID="$(< "${dir}/operator.pid")" \
-  STACK_OPERATOR_BINARY="${root}/_output/bin/secondary-scheduler-operator" \
+  STACK_OPERATOR_BINARY="${root}/_output/bin/secondary-scheduler-operator" STACK_CTL_BINARY="${root}/_output/bin/secondary-scheduler-ctl" \
   go test -mod=vendor ./test/bench/ -run '^$' -bench '^BenchmarkHostile$' -benchtime 1x -timeout 90m 2> "${dir}/bench.stderr" ||
   { tail -n 50 "${dir}/bench.stderr" >&2; tail -n 30 "${dir}/operator.log" >&2; exit 1; }
 
@@ -94,5 +94,5 @@ echo "# note: load average (1, 5, 15 min) after the stack: $(cut -d' ' -f1-3 /pr
 
 # The checks alone, in-process.
 go test -mod=vendor ./pkg/operator/render/ -run '^$' -bench '^(BenchmarkRefusingALargeRule|BenchmarkRefusingAliases)$' -benchmem
-go test -mod=vendor ./pkg/cmd/ -run '^$' -bench '^BenchmarkRenderRefusesHostileInput$' -benchmem
+go test -mod=vendor ./pkg/cmd/ctl/ -run '^$' -bench '^BenchmarkRenderRefusesHostileInput$' -benchmem
 go test -mod=vendor ./pkg/operator/unservedpodscontroller/ -run '^$' -bench '^BenchmarkReport10000Pods$' -benchmem

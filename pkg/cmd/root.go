@@ -1,31 +1,24 @@
-// Package cmd holds the cobra commands of secondary-scheduler-operator.
+// Package cmd is secondary-scheduler-operator: the operator command, and
+// the administrator's commands of package ctl.
 package cmd
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
 
 	"github.com/spf13/cobra"
 	"k8s.io/utils/clock"
 
 	"github.com/openshift/library-go/pkg/controller/controllercmd"
 
+	"github.com/openshift/secondary-scheduler-operator/pkg/cmd/ctl"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator"
 	"github.com/openshift/secondary-scheduler-operator/pkg/version"
 )
 
 // NewRootCommand returns the secondary-scheduler-operator command with its subcommands.
 func NewRootCommand() *cobra.Command {
-	root := &cobra.Command{
-		Use:   "secondary-scheduler-operator",
-		Short: "Runs a secondary kube-scheduler and KEP-159 scheduler simulators on OpenShift and Kubernetes",
-		RunE: func(c *cobra.Command, _ []string) error {
-			return c.Help()
-		},
-		SilenceUsage: true,
-	}
-	root.AddCommand(newOperatorCommand(), newRenderCommand(), newDiffCommand(), newTrialCommand(), newVersionCommand())
+	root := ctl.NewRoot("secondary-scheduler-operator", "Runs a secondary kube-scheduler and KEP-159 scheduler simulators on OpenShift and Kubernetes")
+	root.AddCommand(newOperatorCommand())
 	return root
 }
 
@@ -50,20 +43,4 @@ func newOperatorCommand() *cobra.Command {
 	c.Flags().DurationVar(&cfg.RetryPeriod.Duration, "leader-elect-retry-period", 0,
 		"how often a replica tries to take or renew the lease (0: the default)")
 	return c
-}
-
-func newVersionCommand() *cobra.Command {
-	return &cobra.Command{
-		Use:   "version",
-		Short: "Print the version of this build",
-		Args:  cobra.NoArgs,
-		RunE: func(c *cobra.Command, _ []string) error {
-			out, err := json.MarshalIndent(version.Get(), "", "  ")
-			if err != nil {
-				return err
-			}
-			_, err = fmt.Fprintln(c.OutOrStdout(), string(out))
-			return err
-		},
-	}
 }

@@ -35,7 +35,8 @@ const (
 	stackKubeconfigEnv = "STACK_KUBECONFIG"      // an administrator's kubeconfig
 	stackOperatorEnv   = "STACK_OPERATOR_URL"    // https://ADDRESS of the operator's --listen
 	stackPIDEnv        = "STACK_OPERATOR_PID"    // the operator process
-	stackBinaryEnv     = "STACK_OPERATOR_BINARY" // the operator binary, for render and diff
+	stackBinaryEnv     = "STACK_OPERATOR_BINARY" // the operator binary, which serves render and diff too
+	stackCtlEnv        = "STACK_CTL_BINARY"      // secondary-scheduler-ctl, for render and diff
 )
 
 // BenchmarkHostile runs against the operator binary as a host process on the
@@ -53,9 +54,11 @@ const (
 //     the user's ConfigMap, timed to the SecondaryScheduler's Degraded
 //     (HOSTILE_CONFIG_SAMPLES, 10), with the bytes the operator allocated
 //     and the CPU time it used meanwhile (reading /metrics included); configmap=CASE/apiserver for those the API server refuses;
-//   - configmap=CASE/render and /diff: the binary's wall time, peak RSS and
-//     CPU time (/usr/bin/time) refusing it, and the memory it was charged in
-//     a cgroup limited to 64 MiB, beside those of a valid input;
+//   - configmap=CASE/render and /diff: secondary-scheduler-ctl's wall time,
+//     peak RSS and CPU time (/usr/bin/time) refusing it, and the memory it was
+//     charged in a cgroup limited to 64 MiB, beside those of a valid input;
+//     /operator-render and /operator-diff: the same commands of the operator
+//     binary, which start slower (its controllers' packages initialise too);
 //   - rbac-rule-100-items: a spec.rbac rule with 100 items in each list,
 //     refused by the API server (the CRD's maxItems);
 //   - unserved/pods=N: HOSTILE_PENDING_PODS (10000) pending pods, each with a
@@ -240,7 +243,7 @@ func refuseHostileConfigs(b *testing.B, admin *framework.Clients, op *operatorPr
 	samples := envInt(b, "HOSTILE_CONFIG_SAMPLES", 10)
 	dir := b.TempDir()
 	kubeconfig := os.Getenv(stackKubeconfigEnv)
-	binary := os.Getenv(stackBinaryEnv)
+	binaries := []struct{ prefix, path string }{{"", os.Getenv(stackCtlEnv)}, {"operator-", os.Getenv(stackBinaryEnv)}}
 	cases := append([]hostile.Case{{Name: "valid", Config: benchConfig(0).Data[names.ConfigKey], FitsConfigMap: true}}, hostile.Cases()...)
 	for _, c := range cases {
 		valid := c.Name == "valid"
@@ -279,7 +282,9 @@ func refuseHostileConfigs(b *testing.B, admin *framework.Clients, op *operatorPr
 			b.Fatal(err)
 		}
 		for _, command := range [][]string{{"render", "-f", file}, {"diff", "-f", file, "--kubeconfig", kubeconfig}} {
-			b.Run("configmap="+c.Name+"/"+command[0], func(b *testing.B) { runCommand(b, binary, command, samples, valid) })
+			for _, bin := range binaries {
+				b.Run("configmap="+c.Name+"/"+bin.prefix+command[0], func(b *testing.B) { runCommand(b, bin.path, command, samples, valid) })
+			}
 		}
 	}
 }
@@ -288,7 +293,7 @@ func refuseHostileConfigs(b *testing.B, admin *framework.Clients, op *operatorPr
 // no input may make them need.
 const commandMemoryLimit = 64 << 20
 
-// runCommand runs the operator binary samples times: wall time; peak RSS and
+// runCommand runs binary samples times: wall time; peak RSS and
 // CPU time as /usr/bin/time reports them (getrusage of a child of its own: a
 // child of this process would inherit its peak RSS when it forks); and, each
 // run in a memory cgroup of its own limited to commandMemoryLimit, what it

@@ -20,7 +20,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
-	"github.com/openshift/secondary-scheduler-operator/pkg/cmd"
+	"github.com/openshift/secondary-scheduler-operator/pkg/cmd/ctl"
 	"github.com/openshift/secondary-scheduler-operator/pkg/trial"
 )
 
@@ -90,7 +90,7 @@ func TestTrial(t *testing.T) {
 		blocked := writeTrialInput(t, dir, "blocked", "LeastAllocated", "e2e.trial/no-such-label")
 		leaks := &leakCheck{ns: ns}
 		r, err := c.runTrial(t, []string{blocked}, leaks.inspect)
-		if !errors.Is(err, cmd.ErrTrialBlocked) {
+		if !errors.Is(err, ctl.ErrTrialBlocked) {
 			t.Fatalf("the trial returned %v, want it blocked", err)
 		}
 		n := 0
@@ -128,7 +128,7 @@ func (c *cluster) trialGang(t *testing.T, dir, node string) {
 	ns := c.createWaitingGang(t, "e2e-trial-gang")
 	path := writePinnedCoscheduling(t, dir, node)
 	r, err := c.runTrial(t, []string{repoPath(t, "examples", "coscheduling", "secondaryscheduler.yaml"), path}, nil)
-	if !errors.Is(err, cmd.ErrTrialBlocked) {
+	if !errors.Is(err, ctl.ErrTrialBlocked) {
 		t.Fatalf("the trial returned %v, want it blocked", err)
 	}
 	if !strings.HasSuffix(r.Current.Binary, "/scheduler-plugins") || !strings.HasSuffix(r.Candidate.Binary, "/scheduler-plugins") {
@@ -193,7 +193,7 @@ func (c *cluster) runTrial(t *testing.T, files []string, inspect func(string, *r
 	t.Helper()
 	var out, errOut bytes.Buffer
 	start := time.Now()
-	err := cmd.RunTrial(context.Background(), &cmd.TrialOptions{Files: files, Kubeconfig: c.kubeconfig, BinDir: c.bin,
+	err := ctl.RunTrial(context.Background(), &ctl.TrialOptions{Files: files, Kubeconfig: c.kubeconfig, BinDir: c.bin,
 		Replay: 2, Timeout: time.Minute, Output: "json", Inspect: inspect}, nil, &out, &errOut)
 	t.Logf("trial of %s: %s after %s\n%s", strings.Join(files, ", "), errText(err), time.Since(start).Round(100*time.Millisecond), errOut.String())
 	if out.Len() == 0 {

@@ -15,7 +15,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	secondaryschedulerv1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1"
-	"github.com/openshift/secondary-scheduler-operator/pkg/cmd"
+	"github.com/openshift/secondary-scheduler-operator/pkg/cmd/ctl"
 	"github.com/openshift/secondary-scheduler-operator/test/framework"
 )
 
@@ -79,7 +79,7 @@ func (o *operatorUnderTest) diffInput(t *testing.T, config string, mutate func(*
 func runDiff(t *testing.T, kubeconfig, file string) (string, error) {
 	t.Helper()
 	var out bytes.Buffer
-	err := cmd.Diff(context.Background(), []string{file}, kubeconfig, nil, &out)
+	err := ctl.Diff(context.Background(), []string{file}, kubeconfig, nil, &out)
 	t.Logf("diff (%v):\n%s", err, out.String())
 	return out.String(), err
 }

@@ -1,4 +1,4 @@
-package cmd
+package ctl
 
 import (
 	"bytes"
@@ -26,7 +26,7 @@ const maxRenderAllocation = 100 << 20
 // panic, must give the same answer twice, and must stay within
 // maxRenderAllocation. Run it with
 //
-//	go test ./pkg/cmd/ -run '^$' -fuzz FuzzRenderInput -fuzztime 5m
+//	go test ./pkg/cmd/ctl/ -run '^$' -fuzz FuzzRenderInput -fuzztime 5m
 func FuzzRenderInput(f *testing.F) {
 	kubeflux, err := os.ReadFile(kubefluxInput)
 	if err != nil {

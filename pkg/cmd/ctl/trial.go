@@ -1,4 +1,4 @@
-package cmd
+package ctl
 
 import (
 	"context"
@@ -48,6 +48,7 @@ type TrialOptions struct {
 // blocks the change; the command exits 2.
 var ErrTrialBlocked = errors.New("the trial blocks the change")
 
+// newTrialCommand is trial: a change tried on a copy of the cluster.
 func newTrialCommand() *cobra.Command {
 	o := &TrialOptions{}
 	maxMoved := -1.0

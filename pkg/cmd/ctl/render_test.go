@@ -1,4 +1,4 @@
-package cmd
+package ctl
 
 import (
 	"bytes"
@@ -55,7 +55,7 @@ func writeInput(t *testing.T, content string) string {
 	return file
 }
 
-const kubefluxInput = "../operator/render/testdata/input/kubeflux-sidecar.yaml"
+const kubefluxInput = "../../operator/render/testdata/input/kubeflux-sidecar.yaml"
 
 const minimalCR = `apiVersion: operator.openshift.io/v1
 kind: SecondaryScheduler

@@ -1,4 +1,4 @@
-package cmd
+package ctl
 
 import (
 	"context"
@@ -32,6 +32,7 @@ type diffOptions struct {
 	kubeconfig string
 }
 
+// newDiffCommand is diff: what the operator would change in the cluster, read-only.
 func newDiffCommand() *cobra.Command {
 	o := &diffOptions{}
 	c := &cobra.Command{

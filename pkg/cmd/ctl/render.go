@@ -1,4 +1,4 @@
-package cmd
+package ctl
 
 import (
 	"bufio"
@@ -34,6 +34,7 @@ type renderOptions struct {
 	servingCert bool
 }
 
+// newRenderCommand is render: the objects the operator would apply, offline.
 func newRenderCommand() *cobra.Command {
 	o := &renderOptions{}
 	c := &cobra.Command{

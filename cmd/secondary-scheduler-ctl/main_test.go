@@ -1,0 +1,43 @@
+package main
+
+import (
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/openshift/secondary-scheduler-operator/pkg/cmd/ctl"
+)
+
+// secondary-scheduler-ctl starts fast because it links neither the
+// operator's controllers nor library-go's command that serves them (and its
+// API server packages); one import of either would bring back their
+// packages' initialisation.
+func TestLinksNoController(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", "-f", "{{.ImportPath}}", ".").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, out)
+	}
+	deps := strings.Fields(string(out))
+	for _, controllers := range []string{
+		"github.com/openshift/secondary-scheduler-operator/pkg/operator",
+		"github.com/openshift/library-go/pkg/controller/controllercmd",
+	} {
+		if slices.Contains(deps, controllers) {
+			t.Errorf("secondary-scheduler-ctl links %s", controllers)
+		}
+	}
+	if !slices.Contains(deps, "github.com/openshift/secondary-scheduler-operator/pkg/operator/render") {
+		t.Errorf("secondary-scheduler-ctl does not link the operator's render; the list is wrong:\n%s", out)
+	}
+}
+
+func TestServesTheAdministratorsCommands(t *testing.T) {
+	var got []string
+	for _, c := range ctl.NewRootCommand().Commands() {
+		got = append(got, c.Name())
+	}
+	if want := []string{"diff", "render", "trial", "version"}; !slices.Equal(got, want) {
+		t.Errorf("commands %v, want %v", got, want)
+	}
+}

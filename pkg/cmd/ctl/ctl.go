@@ -1,0 +1,50 @@
+// Package ctl holds the administrator's commands: render, diff, trial and
+// version. The operator binary serves them too; secondary-scheduler-ctl is
+// them alone, without the controllers (a third of the packages to
+// initialise, so it starts in about two thirds of the time).
+package ctl
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/openshift/secondary-scheduler-operator/pkg/version"
+)
+
+// NewRootCommand is secondary-scheduler-ctl.
+func NewRootCommand() *cobra.Command {
+	return NewRoot("secondary-scheduler-ctl", "Renders, compares and tries a SecondaryScheduler change before the operator applies it")
+}
+
+// NewRoot is a root command named use with the administrator's commands.
+func NewRoot(use, short string) *cobra.Command {
+	root := &cobra.Command{
+		Use:   use,
+		Short: short,
+		RunE: func(c *cobra.Command, _ []string) error {
+			return c.Help()
+		},
+		SilenceUsage: true,
+	}
+	root.AddCommand(newRenderCommand(), newDiffCommand(), newTrialCommand(), newVersionCommand())
+	return root
+}
+
+// newVersionCommand is version: the build's version as JSON.
+func newVersionCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:   "version",
+		Short: "Print the version of this build",
+		Args:  cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			out, err := json.MarshalIndent(version.Get(), "", "  ")
+			if err != nil {
+				return err
+			}
+			_, err = fmt.Fprintln(c.OutOrStdout(), string(out))
+			return err
+		},
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	operatorv1 "github.com/openshift/api/operator/v1"
 	applyoperatorv1 "github.com/openshift/client-go/operator/applyconfigurations/operator/v1"
@@ -58,6 +59,22 @@ type Client struct {
 	informer cache.SharedIndexInformer
 	lister   secondaryschedulerlisters.SecondarySchedulerLister
 	client   secondaryschedulerclient.SecondarySchedulerInterface
+
+	mu sync.Mutex
+	// extracted is, per field manager, its fields of the cached object at one
+	// resourceVersion. Extracting them turns the whole object into a typed
+	// value: a third of the operator's CPU while the scheduler rolls, when
+	// every event of the Deployment brings each controller's apply over an
+	// object that has not changed since the last one.
+	extracted map[string]extraction
+}
+
+// extraction is what a field manager owns of one version of the object,
+// which never changes: share it, never modify it.
+type extraction struct {
+	uid             types.UID
+	resourceVersion string
+	owned           *secondaryschedulerapply.SecondarySchedulerApplyConfiguration
 }
 
 var _ Interface = &Client{}
@@ -213,9 +230,9 @@ func (c *Client) ApplyStatus(ctx context.Context, fieldManager string, desired *
 		// A status cannot be applied to a SecondaryScheduler that does not exist.
 		return false, err
 	}
-	owned, err := secondaryschedulerapply.ExtractSecondarySchedulerStatus(ss, fieldManager)
+	owned, err := c.ownedStatus(ss, fieldManager)
 	if err != nil {
-		return false, fmt.Errorf("extracting the status fields of %q: %w", fieldManager, err)
+		return false, err
 	}
 	var ownedConditions []applyoperatorv1.OperatorConditionApplyConfiguration
 	if owned.Status != nil {
@@ -234,6 +251,25 @@ func (c *Client) ApplyStatus(ctx context.Context, fieldManager string, desired *
 		return false, fmt.Errorf("applying the status of SecondaryScheduler %s as %q: %w", c.name, fieldManager, err)
 	}
 	return true, nil
+}
+
+// ownedStatus is what fieldManager owns of ss's status, extracted once per
+// version of the object.
+func (c *Client) ownedStatus(ss *secondaryschedulerv1.SecondaryScheduler, fieldManager string) (*secondaryschedulerapply.SecondarySchedulerApplyConfiguration, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if e, ok := c.extracted[fieldManager]; ok && e.uid == ss.UID && e.resourceVersion == ss.ResourceVersion {
+		return e.owned, nil
+	}
+	owned, err := secondaryschedulerapply.ExtractSecondarySchedulerStatus(ss, fieldManager)
+	if err != nil {
+		return nil, fmt.Errorf("extracting the status fields of %q: %w", fieldManager, err)
+	}
+	if c.extracted == nil {
+		c.extracted = map[string]extraction{}
+	}
+	c.extracted[fieldManager] = extraction{uid: ss.UID, resourceVersion: ss.ResourceVersion, owned: owned}
+	return owned, nil
 }
 
 // PatchOperatorStatus sends a JSON patch of the status (library-go's stale

@@ -7,7 +7,9 @@ import (
 	operatorv1 "github.com/openshift/api/operator/v1"
 	applyoperatorv1 "github.com/openshift/client-go/operator/applyconfigurations/operator/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 
+	secondaryschedulerv1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1"
 	secondaryschedulerapply "github.com/openshift/secondary-scheduler-operator/pkg/generated/applyconfiguration/operator/v1"
 )
 
@@ -55,5 +57,44 @@ func TestSameStatus(t *testing.T) {
 				t.Errorf("sameStatus = %v, want %v", same, tc.same)
 			}
 		})
+	}
+}
+
+// ownedStatus extracts a field manager's status once per version of the
+// object, and again for every other version or object.
+func TestOwnedStatusPerVersion(t *testing.T) {
+	version := func(uid, resourceVersion, hash string) *secondaryschedulerv1.SecondaryScheduler {
+		return &secondaryschedulerv1.SecondaryScheduler{
+			ObjectMeta: metav1.ObjectMeta{Name: "cluster", UID: types.UID(uid), ResourceVersion: resourceVersion,
+				ManagedFields: []metav1.ManagedFieldsEntry{{Manager: "m", Operation: metav1.ManagedFieldsOperationApply,
+					APIVersion: "operator.openshift.io/v1", Subresource: "status", FieldsType: "FieldsV1",
+					FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:status":{"f:configHash":{}}}`)}}}},
+			Status: secondaryschedulerv1.SecondarySchedulerStatus{ConfigHash: hash},
+		}
+	}
+	c := &Client{}
+	hashOf := func(ss *secondaryschedulerv1.SecondaryScheduler) (*secondaryschedulerapply.SecondarySchedulerApplyConfiguration, string) {
+		t.Helper()
+		owned, err := c.ownedStatus(ss, "m")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if owned.Status == nil || owned.Status.ConfigHash == nil {
+			t.Fatalf("extracted %+v, want configHash", owned)
+		}
+		return owned, *owned.Status.ConfigHash
+	}
+	first, h := hashOf(version("u1", "1", "a"))
+	if h != "a" {
+		t.Errorf("configHash %q, want a", h)
+	}
+	if again, _ := hashOf(version("u1", "1", "a")); again != first {
+		t.Error("the same version was extracted again")
+	}
+	if _, h := hashOf(version("u1", "2", "b")); h != "b" {
+		t.Errorf("a new resourceVersion gave configHash %q, want b", h)
+	}
+	if _, h := hashOf(version("u2", "2", "c")); h != "c" {
+		t.Errorf("another object at the same resourceVersion gave configHash %q, want c", h)
 	}
 }

@@ -66,6 +66,7 @@ load="BenchmarkHostile/load/simulators=${HOSTILE_SIMULATORS},annotations-KiB=${H
 } | sed 's/^/# target: /'
 
 echo "# note: render and diff run in a memory cgroup limited to 64 MiB each: charged-peak is what it was charged at most (the process's own memory; the binary's pages already in the page cache are not), limit-hits how often the limit was reached, oom-kills whether the kernel killed it. rss-peak, from /usr/bin/time, also counts every page of the binary the process maps, shared with the page cache: for diff, 67 of the 85 MiB of its loaded segments (22 MiB of them mapped 2 MiB at a time from large page-cache folios, /proc/PID/smaps), beside 12 MiB of its own."
+echo "# note: render and diff are secondary-scheduler-ctl's, timed on the stack before the load is created (an administrator runs them on a machine of their own); operator-render and operator-diff are the same commands of the operator binary; render-under-load and diff-under-load are ctl's again with the load in place, where the API server's work keeps both cores busy."
 # Other work on the machine shows in the times: say how busy it was.
 echo "# note: load average (1, 5, 15 min) at the start: $(cut -d' ' -f1-3 /proc/loadavg), on $(nproc) cores"
 log "control plane with ${nodes} kwok nodes" >&2

@@ -54,11 +54,13 @@ const (
 //     the user's ConfigMap, timed to the SecondaryScheduler's Degraded
 //     (HOSTILE_CONFIG_SAMPLES, 10), with the bytes the operator allocated
 //     and the CPU time it used meanwhile (reading /metrics included); configmap=CASE/apiserver for those the API server refuses;
-//   - configmap=CASE/render and /diff: secondary-scheduler-ctl's wall time,
-//     peak RSS and CPU time (/usr/bin/time) refusing it, and the memory it was
-//     charged in a cgroup limited to 64 MiB, beside those of a valid input;
-//     /operator-render and /operator-diff: the same commands of the operator
-//     binary, which start slower (its controllers' packages initialise too);
+//   - configmap=CASE/render and /diff, before the load: secondary-scheduler-ctl's
+//     wall time, peak RSS and CPU time (/usr/bin/time) refusing it, and the
+//     memory it was charged in a cgroup limited to 64 MiB, beside those of a
+//     valid input; /operator-render and /operator-diff: the same commands of
+//     the operator binary, which start slower (its controllers' packages
+//     initialise too); /render-under-load and /diff-under-load: ctl's again,
+//     with the load in place;
 //   - rbac-rule-100-items: a spec.rbac rule with 100 items in each list,
 //     refused by the API server (the CRD's maxItems);
 //   - unserved/pods=N: HOSTILE_PENDING_PODS (10000) pending pods, each with a
@@ -91,6 +93,11 @@ func BenchmarkHostile(b *testing.B) {
 	start := time.Now()
 
 	b.Run("idle", func(b *testing.B) { op.report(b, heapSamples) })
+	// render and diff are what an administrator runs on a machine of their
+	// own: timed before the load, which keeps both cores busy with the API
+	// server's work, and again under it.
+	ctl := commandBinary{"", os.Getenv(stackCtlEnv)}
+	timeCommands(b, "", ctl, commandBinary{"operator-", os.Getenv(stackBinaryEnv)})
 	b.Run(fmt.Sprintf("load/simulators=%d,annotations-KiB=%d,foreign=%d", sims, annotationKiB, foreign), func(b *testing.B) {
 		created := time.Now()
 		createHostileLoad(b, admin, sims, annotationKiB, foreign)
@@ -103,6 +110,7 @@ func BenchmarkHostile(b *testing.B) {
 		b.ReportMetric(float64(foreignLeft(b, admin)), "foreign-objects-left")
 	})
 	refuseHostileConfigs(b, admin, op, heapSamples)
+	timeCommands(b, "-under-load", ctl)
 	b.Run("rbac-rule-100-items/apiserver", func(b *testing.B) { refuseLargeRule(b, admin) })
 	b.Run(fmt.Sprintf("unserved/pods=%d", pending), func(b *testing.B) { unservedSeries(b, admin, op, pending, heapSamples) })
 	b.Run("end", func(b *testing.B) {
@@ -228,9 +236,14 @@ func foreignLeft(b *testing.B, admin *framework.Clients) int {
 	return n
 }
 
+// hostileConfigs are the hostile configurations, and a valid one.
+func hostileConfigs() []hostile.Case {
+	return append([]hostile.Case{{Name: "valid", Config: benchConfig(0).Data[names.ConfigKey], FitsConfigMap: true}}, hostile.Cases()...)
+}
+
 // refuseHostileConfigs points the SecondaryScheduler at ConfigMap
 // bench-config, then measures each hostile configuration's refusal by the
-// controller (or the API server), by render and by diff.
+// controller, or by the API server.
 func refuseHostileConfigs(b *testing.B, admin *framework.Clients, op *operatorProcess, heapSamples int) {
 	ctx := context.Background()
 	configMaps := admin.Kube.CoreV1().ConfigMaps(names.OperandNamespace)
@@ -241,13 +254,8 @@ func refuseHostileConfigs(b *testing.B, admin *framework.Clients, op *operatorPr
 		b.Fatal(err)
 	}
 	samples := envInt(b, "HOSTILE_CONFIG_SAMPLES", 10)
-	dir := b.TempDir()
-	kubeconfig := os.Getenv(stackKubeconfigEnv)
-	binaries := []struct{ prefix, path string }{{"", os.Getenv(stackCtlEnv)}, {"operator-", os.Getenv(stackBinaryEnv)}}
-	cases := append([]hostile.Case{{Name: "valid", Config: benchConfig(0).Data[names.ConfigKey], FitsConfigMap: true}}, hostile.Cases()...)
-	for _, c := range cases {
-		valid := c.Name == "valid"
-		if !valid && c.FitsConfigMap {
+	for _, c := range hostileConfigs() {
+		if c.Name != "valid" && c.FitsConfigMap {
 			b.Run("configmap="+c.Name+"/controller", func(b *testing.B) {
 				refused, grown := badConfigToDegraded(b, admin, samples, benchConfig, func(int) string { return c.Config },
 					func() float64 { return op.metric(b, "go_memstats_alloc_bytes_total") / (1 << 20) }, op.cpuMillis)
@@ -273,6 +281,20 @@ func refuseHostileConfigs(b *testing.B, admin *framework.Clients, op *operatorPr
 				report(b, "refused", times)
 			})
 		}
+	}
+}
+
+// commandBinary is a binary that serves render and diff, and the prefix of
+// its sub-benchmarks' names.
+type commandBinary struct{ prefix, path string }
+
+// timeCommands times render and diff of each binary on each of
+// hostileConfigs, each sub-benchmark's name ending in suffix.
+func timeCommands(b *testing.B, suffix string, binaries ...commandBinary) {
+	samples := envInt(b, "HOSTILE_CONFIG_SAMPLES", 10)
+	dir := b.TempDir()
+	kubeconfig := os.Getenv(stackKubeconfigEnv)
+	for _, c := range hostileConfigs() {
 		input, err := hostile.RenderInput("bench-config", c.Config)
 		if err != nil {
 			b.Fatal(err)
@@ -283,7 +305,9 @@ func refuseHostileConfigs(b *testing.B, admin *framework.Clients, op *operatorPr
 		}
 		for _, command := range [][]string{{"render", "-f", file}, {"diff", "-f", file, "--kubeconfig", kubeconfig}} {
 			for _, bin := range binaries {
-				b.Run("configmap="+c.Name+"/"+bin.prefix+command[0], func(b *testing.B) { runCommand(b, bin.path, command, samples, valid) })
+				b.Run("configmap="+c.Name+"/"+bin.prefix+command[0]+suffix, func(b *testing.B) {
+					runCommand(b, bin.path, command, samples, c.Name == "valid")
+				})
 			}
 		}
 	}

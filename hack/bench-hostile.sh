@@ -69,6 +69,10 @@ echo "# note: render and diff run in a memory cgroup limited to 64 MiB each: cha
 echo "# note: render and diff are secondary-scheduler-ctl's, timed on the stack before the load is created (an administrator runs them on a machine of their own); operator-render and operator-diff are the same commands of the operator binary; render-under-load and diff-under-load are ctl's again with the load in place, where the API server's work keeps both cores busy."
 # Other work on the machine shows in the times: say how busy it was.
 echo "# note: load average (1, 5, 15 min) at the start: $(cut -d' ' -f1-3 /proc/loadavg), on $(nproc) cores"
+# The load average misses a slower machine (a busy host under the VM): the
+# same CPU-bound work, timed before anything starts, says how fast this one was.
+echo "# note: BenchmarkRender/machine-reference is BenchmarkRender (pkg/operator/render) timed before the stack starts, to compare runs by: the slower the machine, the slower every time in this section."
+go test -mod=vendor ./pkg/operator/render/ -run '^$' -bench '^BenchmarkRender$' -benchtime 2s | sed -n 's|^BenchmarkRender-[0-9]*|BenchmarkRender/machine-reference|p'
 log "control plane with ${nodes} kwok nodes" >&2
 # A grace of 10 s instead of a minute, so the pending pods count sooner.
 bench_stack_up "${nodes}" --unserved-pod-grace=10s

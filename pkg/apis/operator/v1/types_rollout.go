@@ -1,0 +1,194 @@
+package v1
+
+// The rollout of a change: spec.rollout, and what status records of its
+// trials and rollbacks.
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// RolloutStrategy is how a new configuration or image rolls out.
+// +kubebuilder:validation:Enum=Direct;Trial
+type RolloutStrategy string
+
+const (
+	// RolloutDirect rolls a change out as soon as it is valid.
+	RolloutDirect RolloutStrategy = "Direct"
+	// RolloutTrial first schedules the pending and recently bound pods with the
+	// running and the new scheduler, each in a sandbox seeded with a copy of the
+	// cluster, and rolls out only when the difference is within the gate.
+	RolloutTrial RolloutStrategy = "Trial"
+)
+
+// RolloutPolicy says how changes roll out.
+type RolloutPolicy struct {
+	// strategy is Direct or Trial. Defaults to Direct.
+	// +optional
+	// +kubebuilder:default=Direct
+	Strategy RolloutStrategy `json:"strategy,omitempty"`
+
+	// trial configures the trial; it is read only with strategy Trial.
+	// +optional
+	Trial *TrialPolicy `json:"trial,omitempty"`
+}
+
+// TrialPolicy configures a trial and its gate.
+type TrialPolicy struct {
+	// replayBound is how many of the pods the scheduler bound most recently are
+	// scheduled again in the trial, besides every pending pod of its profiles.
+	// Defaults to 100.
+	// +optional
+	// +kubebuilder:default=100
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=2000
+	ReplayBound *int32 `json:"replayBound,omitempty"`
+
+	// maxNewlyUnschedulable is how many pods (a gang counts once) may be
+	// unschedulable with the new scheduler while the running one places them.
+	// Defaults to 0.
+	// +optional
+	// +kubebuilder:default=0
+	// +kubebuilder:validation:Minimum=0
+	MaxNewlyUnschedulable *int32 `json:"maxNewlyUnschedulable,omitempty"`
+
+	// maxMovedPercent is the share of replayed pods the new scheduler may place
+	// on another node than the running one does. Unset: no limit.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=100
+	MaxMovedPercent *int32 `json:"maxMovedPercent,omitempty"`
+
+	// timeoutSeconds bounds a trial, from its start to the verdict; a trial
+	// that runs out of time fails and nothing rolls out. Defaults to 300.
+	// +optional
+	// +kubebuilder:default=300
+	// +kubebuilder:validation:Minimum=30
+	// +kubebuilder:validation:Maximum=3600
+	TimeoutSeconds *int32 `json:"timeoutSeconds,omitempty"`
+
+	// sandboxImages replace the images of the sandbox's etcd and kube-apiserver,
+	// for a disconnected cluster's mirror. The kube-apiserver must be at least as
+	// new as the scheduler images tried.
+	// +optional
+	SandboxImages *SandboxImages `json:"sandboxImages,omitempty"`
+}
+
+// SandboxImages are the images a trial's sandbox runs.
+type SandboxImages struct {
+	// etcd is the etcd image.
+	// +optional
+	// +kubebuilder:validation:MaxLength=512
+	Etcd string `json:"etcd,omitempty"`
+
+	// kubeAPIServer is the kube-apiserver image.
+	// +optional
+	// +kubebuilder:validation:MaxLength=512
+	KubeAPIServer string `json:"kubeAPIServer,omitempty"`
+}
+
+// TrialVerdict is a trial's outcome.
+// +kubebuilder:validation:Enum=Running;Allowed;Blocked;Failed
+type TrialVerdict string
+
+const (
+	// TrialRunning: the trial has started and has no verdict yet.
+	TrialRunning TrialVerdict = "Running"
+	// TrialAllowed: the difference is within the gate; the change rolls out.
+	TrialAllowed TrialVerdict = "Allowed"
+	// TrialBlocked: the difference is beyond the gate; nothing rolls out.
+	TrialBlocked TrialVerdict = "Blocked"
+	// TrialFailed: the trial could not run; nothing rolls out.
+	TrialFailed TrialVerdict = "Failed"
+)
+
+// TrialResult is what a trial found.
+type TrialResult struct {
+	// configHash is the hash of the configuration tried.
+	// +required
+	// +kubebuilder:validation:MaxLength=64
+	ConfigHash string `json:"configHash"`
+
+	// image is the scheduler image tried.
+	// +required
+	// +kubebuilder:validation:MaxLength=512
+	Image string `json:"image"`
+
+	// verdict is Running, Allowed, Blocked or Failed.
+	// +required
+	Verdict TrialVerdict `json:"verdict"`
+
+	// message says why, with the counts and the first reasons.
+	// +optional
+	// +kubebuilder:validation:MaxLength=4096
+	Message string `json:"message,omitempty"`
+
+	// counts are the replayed units (a gang counts once) by what changed.
+	// +optional
+	Counts *TrialCounts `json:"counts,omitempty"`
+
+	// report names the ConfigMap, in the scheduler's namespace, that holds the
+	// full report (report.json).
+	// +optional
+	// +kubebuilder:validation:MaxLength=253
+	Report string `json:"report,omitempty"`
+
+	// startedAt is when the trial started.
+	// +required
+	StartedAt metav1.Time `json:"startedAt"`
+
+	// finishedAt is when it reached its verdict.
+	// +optional
+	FinishedAt *metav1.Time `json:"finishedAt,omitempty"`
+}
+
+// TrialCounts count a trial's replayed units by what changed.
+type TrialCounts struct {
+	// +optional
+	Units int32 `json:"units"`
+	// +optional
+	Same int32 `json:"same"`
+	// +optional
+	Moved int32 `json:"moved"`
+	// +optional
+	NewlyUnschedulable int32 `json:"newlyUnschedulable"`
+	// +optional
+	NewlySchedulable int32 `json:"newlySchedulable"`
+	// +optional
+	StillUnschedulable int32 `json:"stillUnschedulable"`
+}
+
+// Rollout identifies one pod template of the scheduler Deployment.
+type Rollout struct {
+	// configHash is the hash of the merged configuration the template runs.
+	// +required
+	// +kubebuilder:validation:MaxLength=64
+	ConfigHash string `json:"configHash"`
+
+	// templateHash is the template's operator.openshift.io/template-hash.
+	// +required
+	// +kubebuilder:validation:MaxLength=64
+	TemplateHash string `json:"templateHash"`
+}
+
+// FailedRollout is a rollout the operator took back.
+type FailedRollout struct {
+	// configHash is the hash of the merged configuration the failed template runs.
+	// +required
+	// +kubebuilder:validation:MaxLength=64
+	ConfigHash string `json:"configHash"`
+
+	// templateHash is the failed template's operator.openshift.io/template-hash.
+	// +required
+	// +kubebuilder:validation:MaxLength=64
+	TemplateHash string `json:"templateHash"`
+
+	// message is why it failed: the scheduler's own error (its termination
+	// message) or the deadline that passed.
+	// +optional
+	// +kubebuilder:validation:MaxLength=4096
+	Message string `json:"message,omitempty"`
+
+	// failedAt is when the operator saw it fail.
+	// +required
+	FailedAt metav1.Time `json:"failedAt"`
+}

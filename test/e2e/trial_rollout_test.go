@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	configv1 "github.com/openshift/api/config/v1"
 	operatorv1 "github.com/openshift/api/operator/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
@@ -63,12 +64,28 @@ func TestTrialGatesTheRollout(t *testing.T) {
 	t.Run("MostAllocated is tried, allowed and rolled out", func(t *testing.T) {
 		start := time.Now()
 		c.applyFile(t, allowed)
+		// While it is tried the change is on its way: Progressing, up to the
+		// ClusterOperator, as during the rollout that follows.
+		c.waitCondition(t, targetconfigcontroller.TrialProgressingCondition, operatorv1.ConditionTrue, "TrialRunning", "")
+		c.waitClusterOperator(t, "Progressing while the trial runs", framework.DefaultTimeout, func(co *configv1.ClusterOperator) error {
+			for _, cond := range co.Status.Conditions {
+				if cond.Type != configv1.OperatorProgressing {
+					continue
+				}
+				if cond.Status != configv1.ConditionTrue || !strings.Contains(cond.Message, targetconfigcontroller.TrialProgressingCondition+": ") {
+					return fmt.Errorf("Progressing=%s %s: %s", cond.Status, cond.Reason, cond.Message)
+				}
+				return nil
+			}
+			return fmt.Errorf("no Progressing condition")
+		})
 		result := c.waitTrialVerdict(t)
 		if result.Verdict != secondaryschedulerv1.TrialAllowed || result.Counts == nil || result.Counts.Moved == 0 ||
 			result.Counts.NewlyUnschedulable != 0 {
 			t.Fatalf("lastTrial %+v (counts %+v), want Allowed with moved pods and none newly unschedulable", result, result.Counts)
 		}
 		c.waitReconciled(t)
+		c.waitCondition(t, targetconfigcontroller.TrialProgressingCondition, operatorv1.ConditionFalse, "AsExpected", "")
 		t.Logf("verdict after %s, rolled out after %s: %s", result.FinishedAt.Sub(start).Round(100*time.Millisecond),
 			time.Since(start).Round(100*time.Millisecond), result.Message)
 		c.checkTrialReport(t, result)

@@ -45,13 +45,14 @@ const (
 // with uid: every field it owns, since an apply removes the owned fields it
 // leaves out.
 type ownStatus struct {
-	uid            types.UID
-	condition      operatorv1.OperatorCondition
-	trialCondition operatorv1.OperatorCondition
-	deployment     *operatorv1.GenerationStatus
-	schedulerNames []string
-	configHash     string
-	record         rollout.Record
+	uid              types.UID
+	condition        operatorv1.OperatorCondition
+	trialBlocked     operatorv1.OperatorCondition
+	trialProgressing operatorv1.OperatorCondition
+	deployment       *operatorv1.GenerationStatus
+	schedulerNames   []string
+	configHash       string
+	record           rollout.Record
 }
 
 func (o *ownStatus) copy() *ownStatus {
@@ -80,7 +81,10 @@ func (c *targetConfigController) ownStatus(ss *secondaryschedulerv1.SecondarySch
 		own.condition = *cond
 	}
 	if cond := v1helpers.FindOperatorCondition(ss.Status.Conditions, TrialBlockedCondition); cond != nil {
-		own.trialCondition = *cond
+		own.trialBlocked = *cond
+	}
+	if cond := v1helpers.FindOperatorCondition(ss.Status.Conditions, TrialProgressingCondition); cond != nil {
+		own.trialProgressing = *cond
 	}
 	own.deployment = resourcemerge.GenerationFor(ss.Status.Generations, deployments, names.OperandNamespace, names.OperandName).DeepCopy()
 	return own
@@ -101,8 +105,10 @@ func (o *ownStatus) applyConfiguration() *secondaryschedulerapply.SecondarySched
 	if o.condition.Type != "" {
 		status.WithConditions(report.Condition(o.condition))
 	}
-	if o.trialCondition.Type != "" {
-		status.WithConditions(report.Condition(o.trialCondition))
+	for _, c := range []operatorv1.OperatorCondition{o.trialBlocked, o.trialProgressing} {
+		if c.Type != "" {
+			status.WithConditions(report.Condition(c))
+		}
 	}
 	if g := o.deployment; g != nil {
 		status.WithGenerations(applyoperatorv1.GenerationStatus().WithGroup(g.Group).WithResource(g.Resource).
@@ -132,9 +138,9 @@ func (c *targetConfigController) rolledOut(ctx context.Context, ss *secondarysch
 		// Doing what spec.rollout asks: TrialBlocked says what holds the change.
 		condition = notDegraded("HeldForTrial", boundMessage(decision.Message))
 	}
-	previousTrial := own.trialCondition
-	own.trialCondition = trialCondition(rollout.TrialRequired(ss), decision)
-	report.Transition(c.recorderOn(ss), previousTrial, own.trialCondition)
+	previousTrial := own.trialBlocked
+	own.trialBlocked, own.trialProgressing = trialConditions(rollout.TrialRequired(ss), decision)
+	report.Transition(c.recorderOn(ss), previousTrial, own.trialBlocked)
 	if own.configHash != "" && own.configHash != objs.ConfigHash && !failed && decision.Action != rollout.Gate {
 		c.recorderOn(ss).Eventf("ConfigurationChanged", "rolling out the merged configuration in ConfigMap %s (schedulerNames %s)",
 			names.ConfigMapNameFor(objs.ConfigHash), strings.Join(objs.SchedulerNames, ", "))
@@ -184,7 +190,7 @@ func (c *targetConfigController) setCondition(ctx context.Context, ss *secondary
 	previous := own.condition
 	own.condition = condition
 	if !rollout.TrialRequired(ss) {
-		own.trialCondition = operatorv1.OperatorCondition{}
+		own.trialBlocked, own.trialProgressing = operatorv1.OperatorCondition{}, operatorv1.OperatorCondition{}
 	}
 	if err := c.applyStatus(ctx, own); err != nil {
 		return err

@@ -18,6 +18,11 @@ import (
 // back: it blocked it or could not run.
 const TrialBlockedCondition = "TrialBlocked"
 
+// TrialProgressingCondition is True while the trial of a change runs: the
+// change is on its way, so it rolls up into Progressing (on the
+// SecondaryScheduler and the ClusterOperator) as the rollout that follows does.
+const TrialProgressingCondition = "TrialProgressing"
+
 // Trials runs the trials the gate asks for (trialrunner.Runner).
 type Trials interface {
 	// Ensure starts a trial of the request's candidate unless one runs.
@@ -74,23 +79,26 @@ func armOf(change rollout.Change, d *appsv1.Deployment) trialrunner.Arm {
 	return arm
 }
 
-// trialCondition is TrialBlocked for a decision: absent under Direct.
-func trialCondition(required bool, decision rollout.Decision) operatorv1.OperatorCondition {
+// trialConditions are TrialBlocked and TrialProgressing for a decision:
+// absent under Direct.
+func trialConditions(required bool, decision rollout.Decision) (blocked, progressing operatorv1.OperatorCondition) {
 	if !required {
-		return operatorv1.OperatorCondition{}
+		return operatorv1.OperatorCondition{}, operatorv1.OperatorCondition{}
 	}
-	cond := operatorv1.OperatorCondition{Type: TrialBlockedCondition, Status: operatorv1.ConditionFalse, Reason: "AsExpected"}
+	blocked = operatorv1.OperatorCondition{Type: TrialBlockedCondition, Status: operatorv1.ConditionFalse, Reason: "AsExpected"}
+	progressing = operatorv1.OperatorCondition{Type: TrialProgressingCondition, Status: operatorv1.ConditionFalse, Reason: "AsExpected"}
 	if decision.Action != rollout.Gate {
-		return cond
+		return blocked, progressing
 	}
+	message := boundMessage(decision.Message)
 	switch t := decision.Trial; {
 	case t == nil || t.Verdict == secondaryschedulerv1.TrialRunning:
-		cond.Reason = "TrialRunning"
+		blocked.Reason, blocked.Message = "TrialRunning", message
+		progressing.Status, progressing.Reason, progressing.Message = operatorv1.ConditionTrue, "TrialRunning", message
 	case t.Verdict == secondaryschedulerv1.TrialFailed:
-		cond.Status, cond.Reason = operatorv1.ConditionTrue, "TrialFailed"
+		blocked.Status, blocked.Reason, blocked.Message = operatorv1.ConditionTrue, "TrialFailed", message
 	default: // a verdict the gate, as the spec is now, refuses
-		cond.Status, cond.Reason = operatorv1.ConditionTrue, "TrialBlocked"
+		blocked.Status, blocked.Reason, blocked.Message = operatorv1.ConditionTrue, "TrialBlocked", message
 	}
-	cond.Message = boundMessage(decision.Message)
-	return cond
+	return blocked, progressing
 }

@@ -28,9 +28,14 @@ func (f *fakeTrials) Cancel() { f.cancels++ }
 
 // trialCondition is the TrialBlocked condition last applied, if any.
 func (f *fakeOperatorClient) trialCondition() (operatorv1.ConditionStatus, string, string, bool) {
+	return f.lastCondition(TrialBlockedCondition)
+}
+
+// lastCondition is the condition of conditionType last applied, if any.
+func (f *fakeOperatorClient) lastCondition(conditionType string) (operatorv1.ConditionStatus, string, string, bool) {
 	last := f.applied[len(f.applied)-1]
 	for _, c := range last.Conditions {
-		if *c.Type == TrialBlockedCondition {
+		if *c.Type == conditionType {
 			return *c.Status, *c.Reason, *c.Message, true
 		}
 	}
@@ -82,6 +87,9 @@ func TestSyncGatesAChangeOnItsTrial(t *testing.T) {
 	if status, reason, _, ok := f.op.trialCondition(); !ok || status != operatorv1.ConditionFalse || reason != "TrialRunning" {
 		t.Errorf("TrialBlocked %s %s (present %v), want False TrialRunning", status, reason, ok)
 	}
+	if status, reason, msg, _ := f.op.lastCondition(TrialProgressingCondition); status != operatorv1.ConditionTrue || reason != "TrialRunning" || msg == "" {
+		t.Errorf("TrialProgressing %s %s %q while the trial runs, want True TrialRunning with what is tried", status, reason, msg)
+	}
 	if status, reason, _ := f.op.condition(t); status != operatorv1.ConditionFalse || reason != "HeldForTrial" {
 		t.Errorf("%s %s %s, want False HeldForTrial", ConditionType, status, reason)
 	}
@@ -94,6 +102,9 @@ func TestSyncGatesAChangeOnItsTrial(t *testing.T) {
 	status, reason, msg, _ := f.op.trialCondition()
 	if status != operatorv1.ConditionTrue || reason != "TrialBlocked" || !strings.Contains(msg, "6 newly unschedulable") {
 		t.Errorf("TrialBlocked %s %s %q, want True TrialBlocked with the counts", status, reason, msg)
+	}
+	if status, reason, _, _ := f.op.lastCondition(TrialProgressingCondition); status != operatorv1.ConditionFalse || reason != "AsExpected" {
+		t.Errorf("TrialProgressing %s %s once the trial blocked the change, want False AsExpected: nothing is on its way", status, reason)
 	}
 	if len(f.trials.ensured) != 1 || liveHash() != running.ConfigHash {
 		t.Errorf("a blocked change started %d trials and runs %s; want its verdict to stand and the running configuration kept",
@@ -110,6 +121,9 @@ func TestSyncGatesAChangeOnItsTrial(t *testing.T) {
 	if status, reason, _, _ := f.op.trialCondition(); status != operatorv1.ConditionFalse || reason != "AsExpected" {
 		t.Errorf("TrialBlocked %s %s after the rollout, want False AsExpected", status, reason)
 	}
+	if status, _, _, _ := f.op.lastCondition(TrialProgressingCondition); status != operatorv1.ConditionFalse {
+		t.Errorf("TrialProgressing %s after the trial allowed the change, want False", status)
+	}
 	if f.trials.cancels == 0 {
 		t.Error("no change needs a trial any more, yet none was cancelled")
 	}
@@ -121,7 +135,9 @@ func TestSyncDirectHasNoTrial(t *testing.T) {
 	if err := f.sync(t); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, _, ok := f.op.trialCondition(); ok || len(f.trials.ensured) != 0 {
-		t.Errorf("Direct: TrialBlocked present %v, %d trials", ok, len(f.trials.ensured))
+	_, _, _, blocked := f.op.trialCondition()
+	_, _, _, progressing := f.op.lastCondition(TrialProgressingCondition)
+	if blocked || progressing || len(f.trials.ensured) != 0 {
+		t.Errorf("Direct: TrialBlocked present %v, TrialProgressing present %v, %d trials", blocked, progressing, len(f.trials.ensured))
 	}
 }

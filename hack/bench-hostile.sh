@@ -15,7 +15,10 @@
 # BenchmarkHostile's sizes come from the environment (HOSTILE_SIMULATORS,
 # HOSTILE_ANNOTATION_KIB, HOSTILE_FOREIGN, HOSTILE_PENDING_PODS,
 # REACTION_BENCH_SAMPLES, HOSTILE_CONFIG_SAMPLES, HEAP_SAMPLES). Needs
-# `make build` and hack/controlplane/build.sh.
+# `make build` and hack/controlplane/build.sh. With HOSTILE_PROFILE_DIR set,
+# the operator's /metrics and allocation profile before and after the
+# SecondaryScheduler-change samples, and a CPU profile of their first 20 s, go
+# there (go tool pprof _output/bin/secondary-scheduler-operator DIR/cpu.pprof).
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)

@@ -9,9 +9,11 @@ import (
 	"math"
 	"net/http"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -54,6 +56,34 @@ func (p *operatorProcess) get(path string) ([]byte, error) {
 		return nil, fmt.Errorf("GET %s: %s: %.200s", path, resp.Status, body)
 	}
 	return body, nil
+}
+
+// profileDuring saves into dir the operator's /metrics and allocation
+// profile, now and when the returned func is called, and a CPU profile of
+// the first seconds in between (seconds under the client's 30 s timeout):
+// what a slow reaction spent. It does nothing when dir is "".
+func (p *operatorProcess) profileDuring(b *testing.B, dir string, seconds int) (done func()) {
+	if dir == "" {
+		return func() {}
+	}
+	save := func(name, path string) {
+		body, err := p.get(path)
+		if err == nil {
+			err = os.WriteFile(filepath.Join(dir, name), body, 0o644)
+		}
+		if err != nil {
+			b.Logf("saving the operator's %s: %v", name, err)
+		}
+	}
+	save("metrics.before", "/metrics")
+	save("allocs.before", "/debug/pprof/allocs")
+	var wg sync.WaitGroup
+	wg.Go(func() { save("cpu.pprof", fmt.Sprintf("/debug/pprof/profile?seconds=%d", seconds)) })
+	return func() {
+		save("metrics.after", "/metrics")
+		save("allocs.after", "/debug/pprof/allocs")
+		wg.Wait()
+	}
 }
 
 // heapAfterGC is the operator's HeapAlloc right after a garbage collection:

@@ -1,6 +1,6 @@
 // Package ctl holds the administrator's commands: render, diff, trial and
 // version. The operator binary serves them too; secondary-scheduler-ctl is
-// them alone, without the controllers (a third of the packages to
+// them alone, without the controllers (a third fewer packages to
 // initialise, so it starts in about two thirds of the time).
 package ctl
 

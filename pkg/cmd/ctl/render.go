@@ -6,13 +6,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
+	yamlv3 "go.yaml.in/yaml/v3"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	utilerrors "k8s.io/apimachinery/pkg/util/errors"
@@ -24,6 +24,7 @@ import (
 
 	secondaryschedulerv1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/configobservation"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render/schedulerconfig"
 )
@@ -160,13 +161,65 @@ func (in *renderInput) readFile(name string, stdin io.Reader) error {
 		if len(bytes.TrimSpace(data)) == 0 {
 			continue
 		}
-		if err := schedulerconfig.CheckDocument(data); err != nil {
+		tree, err := schedulerconfig.CheckedTree(data)
+		if err == nil {
+			err = checkConfigMapData(tree)
+		}
+		if err != nil {
 			return fmt.Errorf("%s: document %d: %w", name, doc, err)
 		}
 		if err := in.add(data); err != nil {
 			return fmt.Errorf("%s: document %d: %w", name, doc, err)
 		}
 	}
+}
+
+// checkConfigMapData holds every value of a ConfigMap document (tree, as
+// schedulerconfig.CheckedTree parsed it) to schedulerconfig.CheckDocument,
+// before the document is converted and decoded: a hostile configuration is
+// refused without that work, as the render's own check refuses it.
+func checkConfigMapData(tree *yamlv3.Node) error {
+	if tree == nil || tree.Kind != yamlv3.DocumentNode || len(tree.Content) == 0 || tree.Content[0].Kind != yamlv3.MappingNode {
+		return nil
+	}
+	fields := map[string]*yamlv3.Node{}
+	top := tree.Content[0].Content
+	for i := 0; i+1 < len(top); i += 2 {
+		fields[top[i].Value] = top[i+1]
+	}
+	if scalar(fields["apiVersion"]) != "v1" || scalar(fields["kind"]) != "ConfigMap" || fields["data"] == nil {
+		return nil
+	}
+	name, namespace := "", names.OperandNamespace
+	if meta := fields["metadata"]; meta != nil && meta.Kind == yamlv3.MappingNode {
+		for i := 0; i+1 < len(meta.Content); i += 2 {
+			switch meta.Content[i].Value {
+			case "name":
+				name = scalar(meta.Content[i+1])
+			case "namespace":
+				if ns := scalar(meta.Content[i+1]); ns != "" {
+					namespace = ns
+				}
+			}
+		}
+	}
+	data := fields["data"].Content
+	for i := 0; i+1 < len(data); i += 2 {
+		if data[i+1].Kind != yamlv3.ScalarNode {
+			continue // the strict decode names it
+		}
+		if err := schedulerconfig.CheckDocument([]byte(data[i+1].Value)); err != nil {
+			return &render.InputError{Problems: []string{fmt.Sprintf("ConfigMap %s/%s %s: %v", namespace, name, data[i].Value, err)}}
+		}
+	}
+	return nil
+}
+
+func scalar(n *yamlv3.Node) string {
+	if n == nil || n.Kind != yamlv3.ScalarNode {
+		return ""
+	}
+	return n.Value
 }
 
 // add decodes one document strictly: a misspelt field in the CR is an error,

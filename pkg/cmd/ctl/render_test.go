@@ -147,6 +147,9 @@ func TestRenderBadInput(t *testing.T) {
 		"aliases in a document": {minimalCR + "  sidecars: &s []\n  initContainers: *s\n", []string{"document 1: line 7: YAML anchors and aliases"}},
 		"aliases in the layer": {minimalCR + "  schedulerConfig: cfg\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cfg\ndata:\n  config.yaml: |\n    a: &a [x]\n    b: *a\n",
 			[]string{"ConfigMap openshift-secondary-scheduler/cfg config.yaml: line 1: YAML anchors and aliases"}},
+		// Checked before the ConfigMap is decoded: refused for its aliases, not its misspelt field.
+		"aliases in a layer, first": {minimalCR + "  schedulerConfig: cfg\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cfg\n  namespace: elsewhere\ndatta: {}\ndata:\n  config.yaml: |\n    a: &a [x]\n    b: *a\n",
+			[]string{"ConfigMap elsewhere/cfg config.yaml: line 1: YAML anchors and aliases"}},
 		"a file too big":     {minimalCR + "# " + strings.Repeat("x", 8<<20) + "\n", []string{"more than 8388608 bytes"}},
 		"a document too big": {minimalCR + "# " + strings.Repeat("x", 1<<20) + "\n", []string{"document 1: is 1048"}},
 	} {

@@ -21,18 +21,26 @@ const MaxDocumentBytes = 1 << 20
 // and memory in proportion to the text. A document that does not parse is
 // left to the decoder that follows, which reports it with its line.
 func CheckDocument(data []byte) error {
+	_, err := CheckedTree(data)
+	return err
+}
+
+// CheckedTree is CheckDocument, and the node tree it parsed when the document
+// passes (nil when it does not parse): what a caller can look into without
+// parsing the text again.
+func CheckedTree(data []byte) (*yamlv3.Node, error) {
 	if len(data) > MaxDocumentBytes {
-		return fmt.Errorf("is %d bytes; at most %d are read", len(data), MaxDocumentBytes)
+		return nil, fmt.Errorf("is %d bytes; at most %d are read", len(data), MaxDocumentBytes)
 	}
 	var doc yamlv3.Node
 	if err := yamlv3.Unmarshal(data, &doc); err != nil {
-		return nil
+		return nil, nil
 	}
 	if n := firstAnchor(&doc); n != nil {
-		return fmt.Errorf("line %d: YAML anchors and aliases (&name, *name) are not accepted, so a document cannot "+
+		return nil, fmt.Errorf("line %d: YAML anchors and aliases (&name, *name) are not accepted, so a document cannot "+
 			"expand past its own size; write the values out in full", n.Line)
 	}
-	return nil
+	return &doc, nil
 }
 
 // firstAnchor returns the first node that defines an anchor or is an alias.

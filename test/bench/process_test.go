@@ -127,9 +127,18 @@ func (p *operatorProcess) metrics() ([]string, error) {
 // sum adds up every series of metric name (any labels) in samples, and
 // counts them.
 func sum(samples []string, name string) (total float64, series int) {
+	return sumWhere(samples, name, "")
+}
+
+// sumWhere is sum over the series of name whose labels include label
+// (`key="value"`; "" for any).
+func sumWhere(samples []string, name, label string) (total float64, series int) {
 	for _, line := range samples {
 		rest, ok := strings.CutPrefix(line, name)
 		if !ok || (rest[0] != ' ' && rest[0] != '{') {
+			continue
+		}
+		if label != "" && !strings.Contains(rest[:strings.LastIndex(rest, "}")+1], label) {
 			continue
 		}
 		fields := strings.Fields(rest[strings.LastIndex(rest, "}")+1:])
@@ -253,6 +262,24 @@ func waitUntil(b *testing.B, timeout time.Duration, what string, cond func() (bo
 		case <-time.After(time.Second):
 		}
 	}
+}
+
+// syncsMetric counts each controller's syncs.
+const syncsMetric = "secondary_scheduler_operator_controller_syncs_total"
+
+// syncs is how many times controller ("" for every controller) has synced.
+func (p *operatorProcess) syncs(b *testing.B, controller string) float64 {
+	b.Helper()
+	samples, err := p.metrics()
+	if err != nil {
+		b.Fatal(err)
+	}
+	label := ""
+	if controller != "" {
+		label = `controller="` + controller + `"`
+	}
+	v, _ := sumWhere(samples, syncsMetric, label)
+	return v
 }
 
 // syncDurationMetric is the operator's histogram of each controller's syncs.

@@ -263,7 +263,7 @@ func (c *Client) ownedStatus(ss *secondaryschedulerv1.SecondaryScheduler, fieldM
 		return e.owned, nil
 	}
 	// Outside the lock: the other controllers' applies need not wait for it.
-	owned, err := secondaryschedulerapply.ExtractSecondarySchedulerStatus(ss, fieldManager)
+	owned, err := secondaryschedulerapply.ExtractSecondarySchedulerStatus(statusOf(ss, fieldManager), fieldManager)
 	if err != nil {
 		return nil, fmt.Errorf("extracting the status fields of %q: %w", fieldManager, err)
 	}
@@ -274,6 +274,27 @@ func (c *Client) ownedStatus(ss *secondaryschedulerv1.SecondaryScheduler, fieldM
 	}
 	c.extracted[fieldManager] = extraction{uid: ss.UID, resourceVersion: ss.ResourceVersion, owned: owned}
 	return owned, nil
+}
+
+// statusOf is what extracting fieldManager's status reads of ss: its status
+// and fieldManager's entries of the status subresource's managed fields. The
+// extraction turns the whole object it is given into a typed value first, and
+// the spec and the other managers' entries are most of the object; a field it
+// owns outside status (none: the status subresource takes only status) would
+// be missed, which costs a redundant apply, never a lost field. The status is
+// shared, not copied: the extraction only reads it.
+func statusOf(ss *secondaryschedulerv1.SecondaryScheduler, fieldManager string) *secondaryschedulerv1.SecondaryScheduler {
+	out := &secondaryschedulerv1.SecondaryScheduler{
+		TypeMeta:   ss.TypeMeta,
+		ObjectMeta: metav1.ObjectMeta{Name: ss.Name, UID: ss.UID, ResourceVersion: ss.ResourceVersion},
+		Status:     ss.Status,
+	}
+	for _, entry := range ss.ManagedFields {
+		if entry.Manager == fieldManager && entry.Subresource == "status" {
+			out.ManagedFields = append(out.ManagedFields, entry)
+		}
+	}
+	return out
 }
 
 // PatchOperatorStatus sends a JSON patch of the status (library-go's stale

@@ -1,11 +1,15 @@
 package operatorclient
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 
 	operatorv1 "github.com/openshift/api/operator/v1"
 	applyoperatorv1 "github.com/openshift/client-go/operator/applyconfigurations/operator/v1"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
@@ -96,5 +100,104 @@ func TestOwnedStatusPerVersion(t *testing.T) {
 	}
 	if _, h := hashOf(version("u2", "2", "c")); h != "c" {
 		t.Errorf("another object at the same resourceVersion gave configHash %q, want c", h)
+	}
+}
+
+// busySecondaryScheduler is a SecondaryScheduler as a running operator keeps
+// it: an administrator's spec with sidecars and RBAC, and a status written by
+// managers controllers, each owning its own conditions.
+func busySecondaryScheduler(managers int) *secondaryschedulerv1.SecondaryScheduler {
+	ss := &secondaryschedulerv1.SecondaryScheduler{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "operator.openshift.io/v1", Kind: "SecondaryScheduler"},
+		ObjectMeta: metav1.ObjectMeta{Name: "cluster", UID: "u1", ResourceVersion: "7"},
+	}
+	ss.Spec.ManagementState = operatorv1.Managed
+	ss.Spec.SchedulerImage = "registry.k8s.io/scheduler-plugins/kube-scheduler:v0.33.5"
+	ss.Spec.SchedulerConfig = "secondary-scheduler-config"
+	for i := range 4 {
+		ss.Spec.Sidecars = append(ss.Spec.Sidecars, corev1.Container{
+			Name: fmt.Sprintf("sidecar-%d", i), Image: "registry.example.com/sidecar:v1",
+			Args: []string{"--listen=:9000", "--verbose"},
+			Env:  []corev1.EnvVar{{Name: "MODE", Value: "serve"}, {Name: "LEVEL", Value: "2"}},
+		})
+	}
+	ss.Spec.RBAC = &secondaryschedulerv1.SchedulerRBAC{}
+	for i := range 10 {
+		ss.Spec.RBAC.ClusterRules = append(ss.Spec.RBAC.ClusterRules, rbacv1.PolicyRule{
+			APIGroups: []string{fmt.Sprintf("group%d.example.com", i)}, Resources: []string{"things", "others"}, Verbs: []string{"get", "list", "watch"},
+		})
+	}
+	ss.ManagedFields = append(ss.ManagedFields, metav1.ManagedFieldsEntry{
+		Manager: "kubectl", Operation: metav1.ManagedFieldsOperationUpdate, APIVersion: "operator.openshift.io/v1", FieldsType: "FieldsV1",
+		FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:spec":{".":{},"f:managementState":{},"f:schedulerImage":{},"f:schedulerConfig":{},"f:sidecars":{},"f:rbac":{".":{},"f:clusterRules":{}}}}`)},
+	})
+	at := metav1.NewTime(time.Date(2026, 1, 1, 10, 0, 0, 0, time.UTC))
+	for m := range managers {
+		var owned []string
+		for _, suffix := range []string{"Available", "Progressing", "Degraded"} {
+			cond := operatorv1.OperatorCondition{Type: fmt.Sprintf("Manager%d%s", m, suffix), Status: operatorv1.ConditionFalse,
+				LastTransitionTime: at, Reason: "AsExpected", Message: "all is as the manager expects it to be"}
+			ss.Status.Conditions = append(ss.Status.Conditions, cond)
+			owned = append(owned, fmt.Sprintf(`"k:{\"type\":\"%s\"}":{".":{},"f:lastTransitionTime":{},"f:message":{},"f:reason":{},"f:status":{},"f:type":{}}`, cond.Type))
+		}
+		ss.ManagedFields = append(ss.ManagedFields, metav1.ManagedFieldsEntry{
+			Manager: fmt.Sprintf("manager-%d", m), Operation: metav1.ManagedFieldsOperationApply, APIVersion: "operator.openshift.io/v1",
+			Subresource: "status", FieldsType: "FieldsV1",
+			FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:status":{"f:conditions":{` + strings.Join(owned, ",") + `}}}`)},
+		})
+	}
+	ss.Status.ConfigHash = "0123456789abcdef"
+	ss.Status.SchedulerNames = []string{"secondary-scheduler"}
+	ss.ManagedFields = append(ss.ManagedFields, metav1.ManagedFieldsEntry{
+		Manager: "manager-0", Operation: metav1.ManagedFieldsOperationApply, APIVersion: "operator.openshift.io/v1",
+		FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:spec":{"f:logLevel":{}}}`)},
+	}, metav1.ManagedFieldsEntry{
+		Manager: "manager-0", Operation: metav1.ManagedFieldsOperationUpdate, APIVersion: "operator.openshift.io/v1",
+		Subresource: "status", FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:status":{"f:configHash":{},"f:schedulerNames":{}}}`)},
+	})
+	return ss
+}
+
+// The extraction from the status alone is the extraction from the whole
+// object, for each manager, whatever else it owns.
+func TestStatusOfExtractsTheSame(t *testing.T) {
+	ss := busySecondaryScheduler(8)
+	for _, manager := range []string{"manager-0", "manager-3", "manager-7", "kubectl", "nobody"} {
+		whole, err := secondaryschedulerapply.ExtractSecondarySchedulerStatus(ss, manager)
+		if err != nil {
+			t.Fatal(err)
+		}
+		part, err := secondaryschedulerapply.ExtractSecondarySchedulerStatus(statusOf(ss, manager), manager)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if jsonOf(whole) != jsonOf(part) {
+			t.Errorf("%s: from the status alone %s, from the whole object %s", manager, jsonOf(part), jsonOf(whole))
+		}
+	}
+	if owned, _ := secondaryschedulerapply.ExtractSecondarySchedulerStatus(statusOf(ss, "manager-3"), "manager-3"); owned.Status == nil || len(owned.Status.Conditions) != 3 {
+		t.Errorf("manager-3 owns %s, want its three conditions", jsonOf(owned))
+	}
+}
+
+// BenchmarkExtractStatus prints what one controller's extraction of its
+// status costs, from the whole object and from the status alone.
+func BenchmarkExtractStatus(b *testing.B) {
+	ss := busySecondaryScheduler(8)
+	for _, tc := range []struct {
+		name string
+		of   func() *secondaryschedulerv1.SecondaryScheduler
+	}{
+		{"whole-object", func() *secondaryschedulerv1.SecondaryScheduler { return ss }},
+		{"status-only", func() *secondaryschedulerv1.SecondaryScheduler { return statusOf(ss, "manager-3") }},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := secondaryschedulerapply.ExtractSecondarySchedulerStatus(tc.of(), "manager-3"); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }

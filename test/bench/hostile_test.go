@@ -105,10 +105,13 @@ func BenchmarkHostile(b *testing.B) {
 		b.ReportMetric(time.Since(created).Seconds(), "s-to-all-handled")
 		op.report(b, heapSamples)
 		before, simulatorSyncs := op.syncBuckets(b, "TargetConfigController"), op.syncs(b, simulatorcontroller.ControllerName)
+		waitedBefore := op.queueWaitBuckets(b, "TargetConfigController")
 		profiled := op.profileDuring(b, os.Getenv("HOSTILE_PROFILE_DIR"), 20)
 		report(b, "cr-change-to-template", crChangeToTemplate(b, admin, envInt(b, "REACTION_BENCH_SAMPLES", 100)))
 		profiled()
 		reportSyncs(b, "target-config-sync", before, op.syncBuckets(b, "TargetConfigController"))
+		// The other part of a reaction the operator holds: a change waiting in the queue for a sync.
+		reportSyncs(b, "target-config-queue-wait", waitedBefore, op.queueWaitBuckets(b, "TargetConfigController"))
 		// What else the operator did meanwhile: none unless an informer resync fell in.
 		b.ReportMetric(op.syncs(b, simulatorcontroller.ControllerName)-simulatorSyncs, "simulator-syncs")
 		b.ReportMetric(float64(foreignLeft(b, admin)), "foreign-objects-left")

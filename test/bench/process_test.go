@@ -282,12 +282,27 @@ func (p *operatorProcess) syncs(b *testing.B, controller string) float64 {
 	return v
 }
 
-// syncDurationMetric is the operator's histogram of each controller's syncs.
-const syncDurationMetric = "secondary_scheduler_operator_controller_sync_duration_seconds_bucket"
+// syncDurationMetric is the operator's histogram of each controller's syncs;
+// queueWaitMetric is client-go's of how long a queued key waited for a sync.
+const (
+	syncDurationMetric = "secondary_scheduler_operator_controller_sync_duration_seconds_bucket"
+	queueWaitMetric    = "workqueue_queue_duration_seconds_bucket"
+)
 
 // syncBuckets is the cumulative count of controller's syncs by bucket upper
 // bound (le, in seconds; +Inf as math.Inf).
 func (p *operatorProcess) syncBuckets(b *testing.B, controller string) map[float64]float64 {
+	return p.buckets(b, syncDurationMetric, `controller="`+controller+`"`)
+}
+
+// queueWaitBuckets is syncBuckets for the waits of controller's queue.
+func (p *operatorProcess) queueWaitBuckets(b *testing.B, controller string) map[float64]float64 {
+	return p.buckets(b, queueWaitMetric, `name="`+controller+`"`)
+}
+
+// buckets is the cumulative count by bucket upper bound of the histogram
+// metric's series that carries label.
+func (p *operatorProcess) buckets(b *testing.B, metric, label string) map[float64]float64 {
 	b.Helper()
 	samples, err := p.metrics()
 	if err != nil {
@@ -295,8 +310,8 @@ func (p *operatorProcess) syncBuckets(b *testing.B, controller string) map[float
 	}
 	out := map[float64]float64{}
 	for _, line := range samples {
-		rest, ok := strings.CutPrefix(line, syncDurationMetric+"{")
-		if !ok || !strings.Contains(rest, `controller="`+controller+`"`) {
+		rest, ok := strings.CutPrefix(line, metric+"{")
+		if !ok || !strings.Contains(rest, label) {
 			continue
 		}
 		_, le, ok := strings.Cut(rest, `le="`)
@@ -311,7 +326,7 @@ func (p *operatorProcess) syncBuckets(b *testing.B, controller string) map[float
 		}
 	}
 	if len(out) == 0 {
-		b.Fatalf("the operator's /metrics has no %s for %s", syncDurationMetric, controller)
+		b.Fatalf("the operator's /metrics has no %s for %s", metric, label)
 	}
 	return out
 }

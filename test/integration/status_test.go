@@ -213,6 +213,7 @@ func TestStatusFollowsTheOperand(t *testing.T) {
 				"secondary_scheduler_operator_scheduler_config_valid 1",
 				"secondary_scheduler_operator_operand_ready_replicas 1",
 				`secondary_scheduler_operator_simulators{phase="Creating"}`,
+				`workqueue_queue_duration_seconds_count{name="TargetConfigController"}`,
 			} {
 				if !strings.Contains(string(body), series) {
 					return false, fmt.Errorf("/metrics lacks %s", series)

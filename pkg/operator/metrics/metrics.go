@@ -16,6 +16,9 @@ import (
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/component-base/metrics"
 	"k8s.io/component-base/metrics/legacyregistry"
+	// Every controller's queue: how long a change waits for its sync, apart
+	// from how long the sync takes (workqueue_*{name=CONTROLLER}).
+	_ "k8s.io/component-base/metrics/prometheus/workqueue"
 
 	"github.com/openshift/secondary-scheduler-operator/pkg/version"
 )

@@ -66,6 +66,9 @@ func (p *operatorProcess) profileDuring(b *testing.B, dir string, seconds int) (
 	if dir == "" {
 		return func() {}
 	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		b.Fatal(err)
+	}
 	save := func(name, path string) {
 		body, err := p.get(path)
 		if err == nil {

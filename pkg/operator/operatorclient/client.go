@@ -276,17 +276,17 @@ func (c *Client) ownedStatus(ss *secondaryschedulerv1.SecondaryScheduler, fieldM
 	return owned, nil
 }
 
-// statusOf is what extracting fieldManager's status reads of ss: its status
-// and fieldManager's entries of the status subresource's managed fields. The
-// extraction turns the whole object it is given into a typed value first, and
-// the spec and the other managers' entries are most of the object; a field it
-// owns outside status (none: the status subresource takes only status) would
-// be missed, which costs a redundant apply, never a lost field. The status is
-// shared, not copied: the extraction only reads it.
+// statusOf is what extracting fieldManager's status reads of ss: its name,
+// its status and fieldManager's entries of the status subresource's managed
+// fields. The extraction turns the whole object it is given into a typed
+// value first, and the spec and the other managers' entries are most of the
+// object. A field the manager owned outside status (the status subresource
+// takes none) would be missed, which costs a redundant apply, never a lost
+// field. The status is shared, not copied: the extraction only reads it.
 func statusOf(ss *secondaryschedulerv1.SecondaryScheduler, fieldManager string) *secondaryschedulerv1.SecondaryScheduler {
 	out := &secondaryschedulerv1.SecondaryScheduler{
 		TypeMeta:   ss.TypeMeta,
-		ObjectMeta: metav1.ObjectMeta{Name: ss.Name, UID: ss.UID, ResourceVersion: ss.ResourceVersion},
+		ObjectMeta: metav1.ObjectMeta{Name: ss.Name},
 		Status:     ss.Status,
 	}
 	for _, entry := range ss.ManagedFields {

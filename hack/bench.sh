@@ -49,7 +49,7 @@ run() {
   env "$@" 2>&1 | tee -a "${raw}"
 }
 
-run render "Rendering" go test -mod=vendor ./pkg/operator/render/ -run '^$' -bench 'BenchmarkRenderConfigSize' -benchmem
+run render "Rendering" go test -mod=vendor ./pkg/operator/render/ -run '^$' -bench 'BenchmarkRender(ConfigSize|Unchanged)' -benchmem
 run reactions "Reactions" go test -mod=vendor ./test/bench/ -run '^$' -bench 'BenchmarkOperatorReactions$' -benchtime 1x -timeout 30m
 run simulators "Simulators" SIMULATOR_BENCH_N="${SIMULATOR_BENCH_N}" go test -mod=vendor ./test/bench/ -run '^$' -bench 'BenchmarkSimulators$' -benchtime 1x -timeout 60m
 run memory "Memory" GODEBUG=memprofilerate=16384 MEMORY_BENCH_SIMULATORS="${MEMORY_BENCH_SIMULATORS:-100,300,1000}" go test -mod=vendor ./test/bench/ -run '^$' -bench 'BenchmarkOperatorMemory$' -benchtime 1x -timeout 30m

@@ -16,7 +16,7 @@ import (
 // mergeConfig reads the layers of the scheduler configuration a
 // SecondaryScheduler brings (doc.go) and merges them. Problems with the
 // inputs go to errs; the error return is for operator bugs.
-func mergeConfig(ss *secondaryschedulerv1.SecondaryScheduler, userCM *corev1.ConfigMap, observed []byte, errs *problem.List) (*schedulerconfig.Config, error) {
+func mergeConfig(ss *secondaryschedulerv1.SecondaryScheduler, userCM *corev1.ConfigMap, observed []byte, merge mergeFunc, errs *problem.List) (*schedulerconfig.Config, error) {
 	var layers []schedulerconfig.Layer
 	if len(observed) > 0 {
 		layers = append(layers, schedulerconfig.Layer{Source: specSource(ss, "spec.observedConfig.kubeSchedulerConfiguration"), Data: observed})
@@ -42,7 +42,7 @@ func mergeConfig(ss *secondaryschedulerv1.SecondaryScheduler, userCM *corev1.Con
 		check(layers[at:])
 		return nil, nil
 	}
-	cfg, problems, err := schedulerconfig.Merge(layers...)
+	cfg, problems, err := merge(layers...)
 	errs.Add(problems...)
 	return cfg, err
 }

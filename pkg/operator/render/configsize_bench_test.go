@@ -83,3 +83,27 @@ func sizedInputs(profiles, sidecars int) Inputs {
 		},
 	}
 }
+
+// BenchmarkRenderUnchanged: a Renderer rendering the same inputs again, as
+// the target-config controller does on every event it watches while nothing
+// in the configuration changed; BenchmarkRenderConfigSize is the same inputs
+// rendered afresh.
+//
+//	go test ./pkg/operator/render/ -run '^$' -bench BenchmarkRenderUnchanged -benchmem
+func BenchmarkRenderUnchanged(b *testing.B) {
+	for _, size := range []struct{ profiles, sidecars int }{{1, 0}, {10, 0}, {50, 0}, {1, 20}} {
+		b.Run(fmt.Sprintf("profiles=%d/sidecars=%d", size.profiles, size.sidecars), func(b *testing.B) {
+			in := sizedInputs(size.profiles, size.sidecars)
+			var r Renderer
+			if _, err := r.Render(in); err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := r.Render(in); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

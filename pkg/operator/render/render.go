@@ -111,6 +111,26 @@ type Pinned struct {
 // them; a well-formed spec.rbac the ceiling does not cover as an
 // *RBACRefusedError.
 func Render(in Inputs) (*Objects, error) {
+	return renderWith(in, schedulerconfig.Merge)
+}
+
+// Renderer is Render for a caller that renders the same SecondaryScheduler
+// again and again, as a controller does on every event it watches: it keeps
+// the last merged configuration (schedulerconfig.Memo), most of a render's
+// cost, and gives the same Objects as Render. The zero Renderer is ready.
+type Renderer struct {
+	merged schedulerconfig.Memo
+}
+
+// Render is Render(in), merging through the memo.
+func (r *Renderer) Render(in Inputs) (*Objects, error) {
+	return renderWith(in, r.merged.Merge)
+}
+
+// mergeFunc is schedulerconfig.Merge or a memo's Merge.
+type mergeFunc func(...schedulerconfig.Layer) (*schedulerconfig.Config, []string, error)
+
+func renderWith(in Inputs, merge mergeFunc) (*Objects, error) {
 	ss := in.SecondaryScheduler
 	if ss == nil {
 		return nil, fmt.Errorf("render: no SecondaryScheduler given")
@@ -118,7 +138,7 @@ func Render(in Inputs) (*Objects, error) {
 	errs := &problem.List{}
 	validateSpec(ss, in.ServingCertAvailable, errs)
 	observed := parseObservedConfig(ss, errs)
-	cfg, err := mergeConfig(ss, in.UserConfig, observed.kubeSchedulerConfiguration, errs)
+	cfg, err := mergeConfig(ss, in.UserConfig, observed.kubeSchedulerConfiguration, merge, errs)
 	if err != nil {
 		return nil, err
 	}

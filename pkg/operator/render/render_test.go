@@ -409,3 +409,38 @@ func TestSchedulerConfigMayNotNameTheOperatorsConfigMaps(t *testing.T) {
 		}
 	}
 }
+
+// TestRendererRendersAsRender: a Renderer, fed every golden input twice in a
+// row, then all of them again in another order, with a refused input between,
+// gives exactly what Render gives each time.
+func TestRendererRendersAsRender(t *testing.T) {
+	var sequence []string
+	for _, name := range goldenCases {
+		sequence = append(sequence, name, name)
+	}
+	for i := len(goldenCases) - 1; i >= 0; i-- {
+		sequence = append(sequence, goldenCases[i], "refused")
+	}
+	var r Renderer
+	for i, name := range sequence {
+		var in Inputs
+		if name == "refused" {
+			in = readInputs(t, filepath.Join("testdata", "input", "overrides-one-profile.yaml"))
+			in.SecondaryScheduler.Spec.UnsupportedConfigOverrides.Raw = []byte(`{"percentageOfNodesToScore": 101}`)
+		} else {
+			in = readInputs(t, filepath.Join("testdata", "input", name+".yaml"))
+		}
+		want, wantErr := Render(in)
+		got, err := r.Render(in)
+		if (err == nil) != (wantErr == nil) || (err != nil && err.Error() != wantErr.Error()) {
+			t.Fatalf("render %d (%s): Renderer gave error %v, Render %v", i, name, err, wantErr)
+		}
+		if err == nil && !bytes.Equal(printObjects(t, got), printObjects(t, want)) {
+			t.Fatalf("render %d (%s): Renderer's objects differ from Render's:\n%s", i, name,
+				lineDiff(string(printObjects(t, want)), string(printObjects(t, got))))
+		}
+		if name == "refused" && err == nil {
+			t.Fatalf("render %d: the refused input rendered", i)
+		}
+	}
+}

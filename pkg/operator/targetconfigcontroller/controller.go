@@ -59,7 +59,7 @@ type targetConfigController struct {
 	// observerWait bounds the first rollout's wait for the config observer.
 	observerWait time.Duration
 	clock        clock.PassiveClock
-	// render is render.Render; tests count the calls.
+	// render is a render.Renderer's Render; tests count the calls.
 	render func(render.Inputs) (*render.Objects, error)
 	// own is the status this controller last applied, with the rollout record
 	// it decided since (one worker: no locking).
@@ -123,7 +123,7 @@ func newController(operatorClient operatorclient.Interface, kubeClient kubernete
 		deleteStatic:    deleteStatic,
 		observerWait:    observerWait,
 		clock:           clock.RealClock{},
-		render:          render.Render,
+		render:          new(render.Renderer).Render,
 		recorderOn:      report.OnSecondaryScheduler(kubeClient),
 	}
 }

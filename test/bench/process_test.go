@@ -17,6 +17,9 @@ import (
 	"testing"
 	"time"
 
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
 	"k8s.io/client-go/rest"
 )
 
@@ -112,48 +115,55 @@ func heapAllocOf(profile []byte) (uint64, error) {
 	return 0, fmt.Errorf("no HeapAlloc in the heap profile (%d bytes)", len(profile))
 }
 
-// metrics returns the operator's /metrics as sample lines ("name{labels} value").
-func (p *operatorProcess) metrics() ([]string, error) {
+// metrics returns the operator's /metrics by family name.
+func (p *operatorProcess) metrics() (map[string]*dto.MetricFamily, error) {
 	body, err := p.get("/metrics")
 	if err != nil {
 		return nil, err
 	}
-	var out []string
-	for _, line := range strings.Split(string(body), "\n") {
-		if line != "" && !strings.HasPrefix(line, "#") {
-			out = append(out, line)
-		}
-	}
-	return out, nil
+	return parseMetrics(body)
 }
 
-// sum adds up every series of metric name (any labels) in samples, and
+func parseMetrics(text []byte) (map[string]*dto.MetricFamily, error) {
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	return parser.TextToMetricFamilies(bytes.NewReader(text))
+}
+
+// sum adds up every series of metric name (any labels) in families, and
 // counts them.
-func sum(samples []string, name string) (total float64, series int) {
-	return sumWhere(samples, name, "")
+func sum(families map[string]*dto.MetricFamily, name string) (total float64, series int) {
+	return sumWhere(families, name, "", "")
 }
 
-// sumWhere is sum over the series of name whose labels include label
-// (`key="value"`; "" for any).
-func sumWhere(samples []string, name, label string) (total float64, series int) {
-	for _, line := range samples {
-		rest, ok := strings.CutPrefix(line, name)
-		if !ok || (rest[0] != ' ' && rest[0] != '{') {
+// sumWhere is sum over the series of name whose label key is value (any
+// series for key "").
+func sumWhere(families map[string]*dto.MetricFamily, name, key, value string) (total float64, series int) {
+	for _, m := range families[name].GetMetric() {
+		if key != "" && labelOf(m, key) != value {
 			continue
 		}
-		if label != "" && !strings.Contains(rest[:strings.LastIndex(rest, "}")+1], label) {
+		switch {
+		case m.Counter != nil:
+			total += m.Counter.GetValue()
+		case m.Gauge != nil:
+			total += m.Gauge.GetValue()
+		case m.Untyped != nil:
+			total += m.Untyped.GetValue()
+		default:
 			continue
 		}
-		fields := strings.Fields(rest[strings.LastIndex(rest, "}")+1:])
-		if len(fields) == 0 {
-			continue
-		}
-		if v, err := strconv.ParseFloat(fields[0], 64); err == nil {
-			total += v
-			series++
-		}
+		series++
 	}
 	return total, series
+}
+
+func labelOf(m *dto.Metric, key string) string {
+	for _, l := range m.GetLabel() {
+		if l.GetName() == key {
+			return l.GetValue()
+		}
+	}
+	return ""
 }
 
 // metric is the sum of metric name's series on /metrics, failing b when it has none.
@@ -277,59 +287,56 @@ func (p *operatorProcess) syncs(b *testing.B, controller string) float64 {
 	if err != nil {
 		b.Fatal(err)
 	}
-	label := ""
+	key := ""
 	if controller != "" {
-		label = `controller="` + controller + `"`
+		key = "controller"
 	}
-	v, _ := sumWhere(samples, syncsMetric, label)
+	v, _ := sumWhere(samples, syncsMetric, key, controller)
 	return v
 }
 
 // syncDurationMetric is the operator's histogram of each controller's syncs;
 // queueWaitMetric is client-go's of how long a queued key waited for a sync.
 const (
-	syncDurationMetric = "secondary_scheduler_operator_controller_sync_duration_seconds_bucket"
-	queueWaitMetric    = "workqueue_queue_duration_seconds_bucket"
+	syncDurationMetric = "secondary_scheduler_operator_controller_sync_duration_seconds"
+	queueWaitMetric    = "workqueue_queue_duration_seconds"
 )
 
 // syncBuckets is the cumulative count of controller's syncs by bucket upper
 // bound (le, in seconds; +Inf as math.Inf).
 func (p *operatorProcess) syncBuckets(b *testing.B, controller string) map[float64]float64 {
-	return p.buckets(b, syncDurationMetric, `controller="`+controller+`"`)
+	return p.buckets(b, syncDurationMetric, "controller", controller)
 }
 
 // queueWaitBuckets is syncBuckets for the waits of controller's queue.
 func (p *operatorProcess) queueWaitBuckets(b *testing.B, controller string) map[float64]float64 {
-	return p.buckets(b, queueWaitMetric, `name="`+controller+`"`)
+	return p.buckets(b, queueWaitMetric, "name", controller)
 }
 
 // buckets is the cumulative count by bucket upper bound of the histogram
-// metric's series that carries label.
-func (p *operatorProcess) buckets(b *testing.B, metric, label string) map[float64]float64 {
+// metric's series whose label key is value.
+func (p *operatorProcess) buckets(b *testing.B, metric, key, value string) map[float64]float64 {
 	b.Helper()
-	samples, err := p.metrics()
+	families, err := p.metrics()
 	if err != nil {
 		b.Fatal(err)
 	}
-	out := map[float64]float64{}
-	for _, line := range samples {
-		rest, ok := strings.CutPrefix(line, metric+"{")
-		if !ok || !strings.Contains(rest, label) {
-			continue
-		}
-		_, le, ok := strings.Cut(rest, `le="`)
-		if !ok {
-			continue
-		}
-		le, value, _ := strings.Cut(le, `"}`)
-		bound, err1 := strconv.ParseFloat(le, 64)
-		count, err2 := strconv.ParseFloat(strings.TrimSpace(value), 64)
-		if err1 == nil && err2 == nil {
-			out[bound] = count
-		}
-	}
+	out := bucketsOf(families, metric, key, value)
 	if len(out) == 0 {
-		b.Fatalf("the operator's /metrics has no %s for %s", metric, label)
+		b.Fatalf("the operator's /metrics has no histogram %s with %s=%q", metric, key, value)
+	}
+	return out
+}
+
+func bucketsOf(families map[string]*dto.MetricFamily, metric, key, value string) map[float64]float64 {
+	out := map[float64]float64{}
+	for _, m := range families[metric].GetMetric() {
+		if h := m.GetHistogram(); h != nil && labelOf(m, key) == value {
+			for _, bucket := range h.GetBucket() {
+				out[bucket.GetUpperBound()] = float64(bucket.GetCumulativeCount())
+			}
+			out[math.Inf(1)] = float64(h.GetSampleCount())
+		}
 	}
 	return out
 }

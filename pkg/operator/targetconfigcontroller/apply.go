@@ -19,6 +19,7 @@ import (
 	secondaryschedulerv1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/cached"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/extrarbac"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/kubecache"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/rollout"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/staticresources"
@@ -105,6 +106,13 @@ func (c *targetConfigController) applyDeployment(ctx context.Context, recorder e
 	}
 	expected := resourcemerge.ExpectedDeploymentGeneration(d, generations)
 	applied, _, err := resourceapply.ApplyDeployment(ctx, c.kubeClient.AppsV1(), recorder, d, expected)
+	if apierrors.IsConflict(err) {
+		// The cache is behind a write of the deployment controller's, which
+		// updates the status all through a rollout. One retry on what the API
+		// server holds now takes a GET; a requeue would wait for the cache,
+		// and the change with it.
+		applied, _, err = resourceapply.ApplyDeployment(ctx, kubecache.Live(c.kubeClient).AppsV1(), recorder, d, expected)
+	}
 	return applied, err
 }
 

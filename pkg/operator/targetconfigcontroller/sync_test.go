@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -19,7 +20,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/fake"
 	clienttesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/cache"
@@ -28,6 +31,7 @@ import (
 
 	secondaryschedulerv1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1"
 	secondaryschedulerapply "github.com/openshift/secondary-scheduler-operator/pkg/generated/applyconfiguration/operator/v1"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/kubecache"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/operatorclient"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render"
 )
@@ -77,11 +81,22 @@ type syncFixture struct {
 
 func newSyncFixture(t *testing.T, ss *secondaryschedulerv1.SecondaryScheduler, objects ...runtime.Object) *syncFixture {
 	t.Helper()
+	return newSyncFixtureReading(t, false, ss, objects...)
+}
+
+// newSyncFixtureReading is newSyncFixture; with cachedReads, the controller
+// reads as in the operator, through kubecache's client.
+func newSyncFixtureReading(t *testing.T, cachedReads bool, ss *secondaryschedulerv1.SecondaryScheduler, objects ...runtime.Object) *syncFixture {
+	t.Helper()
 	kube := fake.NewClientset(objects...)
 	kubeInformers := v1helpers.NewKubeInformersForNamespaces(kube, "", names.OperandNamespace)
 	grantable := informers.NewSharedInformerFactory(kube, 0)
 	f := &syncFixture{kube: kube, op: &fakeOperatorClient{ss: ss}}
-	f.c = newController(f.op, kube, kubeInformers, grantable.Rbac().V1().ClusterRoles(), func(context.Context, events.Recorder) error { return nil }, 0)
+	var client kubernetes.Interface = kube
+	if cachedReads {
+		client = kubecache.NewCachedKubeClient(kube, kubeInformers)
+	}
+	f.c = newController(f.op, client, kubeInformers, grantable.Rbac().V1().ClusterRoles(), func(context.Context, events.Recorder) error { return nil }, 0)
 	f.trials = &fakeTrials{}
 	f.c.trials = f.trials
 	f.c.recorderOn = func(*secondaryschedulerv1.SecondaryScheduler) events.Recorder {
@@ -236,6 +251,52 @@ func TestSyncApplyFailedAfterConflicts(t *testing.T) {
 	}
 	if status, reason, _ := f.op.condition(t); status != operatorv1.ConditionTrue || reason != reasonApplyFailed {
 		t.Errorf("after %d conflicts: %s %s, want True ApplyFailed", conflictsBeforeDegraded, status, reason)
+	}
+}
+
+// A Deployment update that meets a conflict (the cache behind the deployment
+// controller's status write) is retried at once on the object the API server
+// holds, read live: the change rolls out in the same sync.
+func TestSyncRetriesADeploymentConflictOnTheLiveObject(t *testing.T) {
+	ss := newSecondaryScheduler()
+	f := newSyncFixtureReading(t, true, ss, operandNamespace())
+	if err := f.sync(t); err != nil {
+		t.Fatal(err)
+	}
+	deployments := f.c.deployments
+	if err := wait.PollUntilContextTimeout(context.Background(), 10*time.Millisecond, 10*time.Second, true, func(context.Context) (bool, error) {
+		_, err := deployments.Get(names.OperandName)
+		return err == nil, nil
+	}); err != nil {
+		t.Fatal("the created Deployment never reached the cache")
+	}
+	ss.Spec.LogLevel = operatorv1.Debug
+	conflicts := 0
+	f.kube.PrependReactor("update", "deployments", func(clienttesting.Action) (bool, runtime.Object, error) {
+		if conflicts++; conflicts == 1 {
+			return true, nil, apierrors.NewConflict(schema.GroupResource{Group: "apps", Resource: "deployments"}, names.OperandName, fmt.Errorf("modified"))
+		}
+		return false, nil, nil
+	})
+	f.kube.ClearActions()
+	if err := f.sync(t); err != nil {
+		t.Fatalf("sync: %v, want the conflict retried within it", err)
+	}
+	var requests []string
+	for _, a := range f.kube.Actions() {
+		if a.GetResource().Resource == "deployments" {
+			requests = append(requests, a.GetVerb())
+		}
+	}
+	if got := strings.Join(requests, ","); got != "update,get,update" {
+		t.Errorf("Deployment requests %q, want update,get,update: the retry reads the live object", got)
+	}
+	d, err := f.kube.AppsV1().Deployments(names.OperandNamespace).Get(context.Background(), names.OperandName, metav1.GetOptions{})
+	if err != nil || !slices.Contains(d.Spec.Template.Spec.Containers[0].Args, "-v=4") {
+		t.Errorf("the Deployment after the retry: %v; want the new log level (-v=4) in %v", err, d.Spec.Template.Spec.Containers[0].Args)
+	}
+	if status, reason, _ := f.op.condition(t); status != operatorv1.ConditionFalse || reason != "AsExpected" {
+		t.Errorf("condition %s %s, want False AsExpected", status, reason)
 	}
 }
 

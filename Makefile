@@ -76,7 +76,7 @@ test-faults: controlplane build
 
 # Every figure of docs/benchmarks.md measured again and the report rewritten
 # (about an hour; hack/bench.sh names the sizes it takes from the environment).
-bench: controlplane build
+bench: controlplane
 	hack/bench.sh
 
 # The README's main command: builds, starts everything in _output/local, runs an

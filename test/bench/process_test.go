@@ -21,6 +21,8 @@ import (
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 	"k8s.io/client-go/rest"
+
+	"github.com/openshift/secondary-scheduler-operator/test/framework"
 )
 
 // operatorProcess is the operator binary running as a host process (its PID
@@ -321,24 +323,54 @@ func (p *operatorProcess) buckets(b *testing.B, metric, key, value string) map[f
 	if err != nil {
 		b.Fatal(err)
 	}
-	out := bucketsOf(families, metric, key, value)
+	out := bucketsOf(families, metric, map[string]string{key: value})
 	if len(out) == 0 {
 		b.Fatalf("the operator's /metrics has no histogram %s with %s=%q", metric, key, value)
 	}
 	return out
 }
 
-func bucketsOf(families map[string]*dto.MetricFamily, metric, key, value string) map[float64]float64 {
+// bucketsOf sums the cumulative counts by bucket upper bound of the
+// histogram metric's series that carry every label of labels ("" matches a
+// label that is empty or absent).
+func bucketsOf(families map[string]*dto.MetricFamily, metric string, labels map[string]string) map[float64]float64 {
 	out := map[float64]float64{}
 	for _, m := range families[metric].GetMetric() {
-		if h := m.GetHistogram(); h != nil && labelOf(m, key) == value {
-			for _, bucket := range h.GetBucket() {
-				out[bucket.GetUpperBound()] = float64(bucket.GetCumulativeCount())
-			}
-			out[math.Inf(1)] = float64(h.GetSampleCount())
+		h := m.GetHistogram()
+		if h == nil || !hasLabels(m, labels) {
+			continue
 		}
+		for _, bucket := range h.GetBucket() {
+			out[bucket.GetUpperBound()] += float64(bucket.GetCumulativeCount())
+		}
+		out[math.Inf(1)] += float64(h.GetSampleCount())
 	}
 	return out
+}
+
+func hasLabels(m *dto.Metric, labels map[string]string) bool {
+	for k, v := range labels {
+		if labelOf(m, k) != v {
+			return false
+		}
+	}
+	return true
+}
+
+// apiServerLatency is the API server's histogram of the time it took to
+// handle verb requests on resource (not a subresource), cumulative by bucket:
+// set beside a reaction, how much of it was the API server's.
+func apiServerLatency(b *testing.B, admin *framework.Clients, verb, resource string) map[float64]float64 {
+	b.Helper()
+	body, err := admin.Kube.CoreV1().RESTClient().Get().AbsPath("/metrics").DoRaw(context.Background())
+	if err != nil {
+		b.Fatalf("the API server's /metrics: %v", err)
+	}
+	families, err := parseMetrics(body)
+	if err != nil {
+		b.Fatalf("the API server's /metrics: %v", err)
+	}
+	return bucketsOf(families, "apiserver_request_duration_seconds", map[string]string{"verb": verb, "resource": resource, "subresource": ""})
 }
 
 // reportSyncs reports the syncs between two readings of syncBuckets: how

@@ -209,19 +209,25 @@ var errStillOwned = errors.New("the operator still owns objects")
 
 // faultBaseline applies examples/bin-packing, waits until it is rolled out,
 // and returns what the operator owns then and the user's ConfigMap. When the
-// test fails, it logs the state of the operand.
+// test fails, it logs the state of the operand in a few lines, so that the
+// tail of a failed run still shows the failure above them.
 func (c *cluster) faultBaseline(ctx context.Context, t *testing.T) ([]string, *corev1.ConfigMap) {
 	t.Helper()
 	t.Cleanup(func() {
 		if !t.Failed() {
 			return
 		}
-		out, _ := c.kubectl("get", "secondaryscheduler", crName, "-o", "jsonpath={.status}")
-		t.Logf("SecondaryScheduler status: %s", out)
-		out, _ = c.kubectl("get", "deployments,replicasets,pods,configmaps", "-n", names.OperandNamespace, "-o", "wide")
+		out, _ := c.kubectl("get", "deployments,replicasets,pods", "-n", names.OperandNamespace, "--no-headers")
 		t.Logf("operand namespace:\n%s", out)
-		out, _ = c.kubectl("get", "lease", "-n", "openshift-secondary-scheduler-operator", "-o", "yaml")
-		t.Logf("operator lease:\n%s", out)
+		out, _ = c.kubectl("get", "lease", operatorLeaseName, "-n", operatorLeaseNamespace,
+			"-o", "jsonpath=holder {.spec.holderIdentity}, renewed {.spec.renewTime}, transitions {.spec.leaseTransitions}")
+		t.Logf("operator lease: %s", out)
+		out, _ = c.kubectl("get", "secondaryscheduler", crName,
+			"-o", `jsonpath={range .status.conditions[?(@.status!="False")]}{.type}={.status} {.reason}: {.message}{"\n"}{end}`)
+		t.Logf("SecondaryScheduler conditions not False:\n%s", out)
+		if data, err := os.ReadFile(c.operator.log); err == nil {
+			t.Logf("the operator's last errors:\n%s", lastLinesWith(string(data), "E", 5))
+		}
 	})
 	c.applyExample(t, "bin-packing")
 	c.waitReconciled(t)
@@ -779,4 +785,16 @@ func TestFaultKillDuringRollback(t *testing.T) {
 	c.setUserConfig(t, original)
 	c.waitReconciled(t)
 	times.report(t)
+}
+
+// lastLinesWith is the last n lines of log that start with prefix (klog's
+// severity letter), joined.
+func lastLinesWith(log, prefix string, n int) string {
+	var found []string
+	for _, line := range strings.Split(log, "\n") {
+		if strings.HasPrefix(line, prefix) {
+			found = append(found, line)
+		}
+	}
+	return strings.Join(found[max(0, len(found)-n):], "\n")
 }

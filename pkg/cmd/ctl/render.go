@@ -182,37 +182,41 @@ func checkConfigMapData(tree *yamlv3.Node) error {
 	if tree == nil || tree.Kind != yamlv3.DocumentNode || len(tree.Content) == 0 || tree.Content[0].Kind != yamlv3.MappingNode {
 		return nil
 	}
-	fields := map[string]*yamlv3.Node{}
-	top := tree.Content[0].Content
-	for i := 0; i+1 < len(top); i += 2 {
-		fields[top[i].Value] = top[i+1]
+	top := tree.Content[0]
+	data := field(top, "data")
+	if scalar(field(top, "apiVersion")) != "v1" || scalar(field(top, "kind")) != "ConfigMap" || data == nil || data.Kind != yamlv3.MappingNode {
+		return nil // not a ConfigMap's data: the strict decode names what is wrong
 	}
-	if scalar(fields["apiVersion"]) != "v1" || scalar(fields["kind"]) != "ConfigMap" || fields["data"] == nil {
-		return nil
+	meta := field(top, "metadata")
+	name, namespace := scalar(field(meta, "name")), scalar(field(meta, "namespace"))
+	if namespace == "" {
+		namespace = names.OperandNamespace
 	}
-	name, namespace := "", names.OperandNamespace
-	if meta := fields["metadata"]; meta != nil && meta.Kind == yamlv3.MappingNode {
-		for i := 0; i+1 < len(meta.Content); i += 2 {
-			switch meta.Content[i].Value {
-			case "name":
-				name = scalar(meta.Content[i+1])
-			case "namespace":
-				if ns := scalar(meta.Content[i+1]); ns != "" {
-					namespace = ns
-				}
-			}
-		}
-	}
-	data := fields["data"].Content
-	for i := 0; i+1 < len(data); i += 2 {
-		if data[i+1].Kind != yamlv3.ScalarNode {
+	for i := 0; i+1 < len(data.Content); i += 2 {
+		key, value := data.Content[i], data.Content[i+1]
+		if value.Kind != yamlv3.ScalarNode {
 			continue // the strict decode names it
 		}
-		if err := schedulerconfig.CheckDocument([]byte(data[i+1].Value)); err != nil {
-			return &render.InputError{Problems: []string{fmt.Sprintf("ConfigMap %s/%s %s: %v", namespace, name, data[i].Value, err)}}
+		if err := schedulerconfig.CheckDocument([]byte(value.Value)); err != nil {
+			return &render.InputError{Problems: []string{fmt.Sprintf("ConfigMap %s/%s %s: %v", namespace, name, key.Value, err)}}
 		}
 	}
 	return nil
+}
+
+// field is the value of key in a mapping node, the last one if the key
+// repeats (as a decode would take it), or nil.
+func field(mapping *yamlv3.Node, key string) *yamlv3.Node {
+	if mapping == nil || mapping.Kind != yamlv3.MappingNode {
+		return nil
+	}
+	var value *yamlv3.Node
+	for i := 0; i+1 < len(mapping.Content); i += 2 {
+		if mapping.Content[i].Value == key {
+			value = mapping.Content[i+1]
+		}
+	}
+	return value
 }
 
 func scalar(n *yamlv3.Node) string {

@@ -55,8 +55,10 @@ const (
 //   - configmap=CASE/controller: each hostile.Cases configuration written into
 //     the user's ConfigMap, timed to the SecondaryScheduler's Degraded
 //     (HOSTILE_CONFIG_SAMPLES, 10), with the bytes the operator allocated
-//     and the CPU time it used meanwhile (reading /metrics included), and the
-//     API server's own time for the ConfigMap writes; configmap=CASE/apiserver for those the API server refuses;
+//     and the CPU time it used meanwhile (reading /metrics included), the
+//     API server's own time for the ConfigMap writes and the operator's
+//     status applies, and the target-config controller's syncs and queue
+//     waits; configmap=CASE/apiserver for those the API server refuses;
 //   - configmap=CASE/render and /diff, before the load: secondary-scheduler-ctl's
 //     wall time, peak RSS and CPU time (/usr/bin/time) refusing it, and the
 //     memory it was charged in a cgroup limited to 64 MiB, beside those of a
@@ -109,14 +111,14 @@ func BenchmarkHostile(b *testing.B) {
 		op.report(b, heapSamples)
 		before, simulatorSyncs := op.syncBuckets(b, "TargetConfigController"), op.syncs(b, simulatorcontroller.ControllerName)
 		waitedBefore := op.queueWaitBuckets(b, "TargetConfigController")
-		crWrites, deploymentWrites := apiServerLatency(b, admin, "PUT", "secondaryschedulers"), apiServerLatency(b, admin, "PUT", "deployments")
+		crWrites, deploymentWrites := apiServerLatency(b, admin, "PUT", "secondaryschedulers", ""), apiServerLatency(b, admin, "PUT", "deployments", "")
 		profiled := op.profileDuring(b, os.Getenv("HOSTILE_PROFILE_DIR"), 20)
 		report(b, "cr-change-to-template", crChangeToTemplate(b, admin, envInt(b, "REACTION_BENCH_SAMPLES", 100)))
 		profiled()
 		// The two writes of each reaction, as long as the API server took
 		// over them: the bench's of the CR, and the operator's of the Deployment.
-		reportSyncs(b, "apiserver-cr-write", crWrites, apiServerLatency(b, admin, "PUT", "secondaryschedulers"))
-		reportSyncs(b, "apiserver-deployment-write", deploymentWrites, apiServerLatency(b, admin, "PUT", "deployments"))
+		reportSyncs(b, "apiserver-cr-write", crWrites, apiServerLatency(b, admin, "PUT", "secondaryschedulers", ""))
+		reportSyncs(b, "apiserver-deployment-write", deploymentWrites, apiServerLatency(b, admin, "PUT", "deployments", ""))
 		reportSyncs(b, "target-config-sync", before, op.syncBuckets(b, "TargetConfigController"))
 		// The other part of a reaction the operator holds: a change waiting in the queue for a sync.
 		reportSyncs(b, "target-config-queue-wait", waitedBefore, op.queueWaitBuckets(b, "TargetConfigController"))
@@ -281,12 +283,19 @@ func refuseHostileConfigs(b *testing.B, admin *framework.Clients, op *operatorPr
 	for _, c := range hostileConfigs() {
 		if c.Name != "valid" && c.FitsConfigMap {
 			b.Run("configmap="+c.Name+"/controller", func(b *testing.B) {
-				writes := apiServerLatency(b, admin, "PUT", "configmaps")
+				writes := apiServerLatency(b, admin, "PUT", "configmaps", "")
+				statusWrites := apiServerLatency(b, admin, "APPLY", "secondaryschedulers", "status")
+				syncs, waited := op.syncBuckets(b, "TargetConfigController"), op.queueWaitBuckets(b, "TargetConfigController")
 				refused, grown := badConfigToDegraded(b, admin, samples, benchConfig, func(int) string { return c.Config },
 					func() float64 { return op.metric(b, "go_memstats_alloc_bytes_total") / (1 << 20) }, op.cpuMillis)
 				report(b, "refused", refused)
 				// Each sample's bad write and its good one: the share of a refusal that was the API server's.
-				reportSyncs(b, "apiserver-configmap-write", writes, apiServerLatency(b, admin, "PUT", "configmaps"))
+				reportSyncs(b, "apiserver-configmap-write", writes, apiServerLatency(b, admin, "PUT", "configmaps", ""))
+				// The operator's part: its syncs (the good configuration's rollouts
+				// included), a change's wait for one, and its status writes.
+				reportSyncs(b, "apiserver-status-write", statusWrites, apiServerLatency(b, admin, "APPLY", "secondaryschedulers", "status"))
+				reportSyncs(b, "target-config-sync", syncs, op.syncBuckets(b, "TargetConfigController"))
+				reportSyncs(b, "target-config-queue-wait", waited, op.queueWaitBuckets(b, "TargetConfigController"))
 				reportSpread(b, "allocated", "MiB", grown[0])
 				reportSpread(b, "cpu", "ms", grown[1])
 				op.report(b, heapSamples)

@@ -360,9 +360,10 @@ func hasLabels(m *dto.Metric, labels map[string]string) bool {
 }
 
 // apiServerLatency is the API server's histogram of the time it took to
-// handle verb requests on resource (not a subresource), cumulative by bucket:
-// set beside a reaction, how much of it was the API server's.
-func apiServerLatency(b *testing.B, admin *framework.Clients, verb, resource string) map[float64]float64 {
+// handle verb requests on resource and subresource ("" for the object
+// itself), cumulative by bucket: set beside a reaction, how much of it was
+// the API server's. A server-side apply is counted as verb APPLY.
+func apiServerLatency(b *testing.B, admin *framework.Clients, verb, resource, subresource string) map[float64]float64 {
 	b.Helper()
 	body, err := admin.Kube.CoreV1().RESTClient().Get().AbsPath("/metrics").DoRaw(context.Background())
 	if err != nil {
@@ -372,7 +373,7 @@ func apiServerLatency(b *testing.B, admin *framework.Clients, verb, resource str
 	if err != nil {
 		b.Fatalf("the API server's /metrics: %v", err)
 	}
-	return bucketsOf(families, "apiserver_request_duration_seconds", map[string]string{"verb": verb, "resource": resource, "subresource": ""})
+	return bucketsOf(families, "apiserver_request_duration_seconds", map[string]string{"verb": verb, "resource": resource, "subresource": subresource})
 }
 
 // reportSyncs reports the syncs between two readings of syncBuckets: how

@@ -111,13 +111,13 @@ func BenchmarkHostile(b *testing.B) {
 		op.report(b, heapSamples)
 		before, simulatorSyncs := op.syncBuckets(b, "TargetConfigController"), op.syncs(b, simulatorcontroller.ControllerName)
 		waitedBefore := op.queueWaitBuckets(b, "TargetConfigController")
-		crWrites, deploymentWrites := apiServerLatency(b, admin, "PUT", "secondaryschedulers", ""), apiServerLatency(b, admin, "PUT", "deployments", "")
+		crWrites, deploymentWrites := apiServerLatency(b, admin, "PATCH", "secondaryschedulers", ""), apiServerLatency(b, admin, "PUT", "deployments", "")
 		profiled := op.profileDuring(b, os.Getenv("HOSTILE_PROFILE_DIR"), 20)
 		report(b, "cr-change-to-template", crChangeToTemplate(b, admin, envInt(b, "REACTION_BENCH_SAMPLES", 100)))
 		profiled()
 		// The two writes of each reaction, as long as the API server took
 		// over them: the bench's of the CR, and the operator's of the Deployment.
-		reportSyncs(b, "apiserver-cr-write", crWrites, apiServerLatency(b, admin, "PUT", "secondaryschedulers", ""))
+		reportSyncs(b, "apiserver-cr-write", crWrites, apiServerLatency(b, admin, "PATCH", "secondaryschedulers", ""))
 		reportSyncs(b, "apiserver-deployment-write", deploymentWrites, apiServerLatency(b, admin, "PUT", "deployments", ""))
 		reportSyncs(b, "target-config-sync", before, op.syncBuckets(b, "TargetConfigController"))
 		// The other part of a reaction the operator holds: a change waiting in the queue for a sync.

@@ -109,19 +109,18 @@ func BenchmarkHostile(b *testing.B) {
 		waitSimulatorsHandled(b, admin, op, sims)
 		b.ReportMetric(time.Since(created).Seconds(), "s-to-all-handled")
 		op.report(b, heapSamples)
-		before, simulatorSyncs := op.syncBuckets(b, "TargetConfigController"), op.syncs(b, simulatorcontroller.ControllerName)
-		waitedBefore := op.queueWaitBuckets(b, "TargetConfigController")
-		crWrites, deploymentWrites := apiServerLatency(b, admin, "PATCH", "secondaryschedulers", ""), apiServerLatency(b, admin, "PUT", "deployments", "")
+		simulatorSyncs := op.syncs(b, simulatorcontroller.ControllerName)
+		// The two writes of each reaction, as long as the API server took
+		// over them: the bench's of the CR, and the operator's of the Deployment.
+		crWrites := apiServerShare(b, admin, "apiserver-cr-write", "PATCH", "secondaryschedulers", "")
+		deploymentWrites := apiServerShare(b, admin, "apiserver-deployment-write", "PUT", "deployments", "")
+		targetConfig := op.targetConfigShare(b)
 		profiled := op.profileDuring(b, os.Getenv("HOSTILE_PROFILE_DIR"), 20)
 		report(b, "cr-change-to-template", crChangeToTemplate(b, admin, envInt(b, "REACTION_BENCH_SAMPLES", 100)))
 		profiled()
-		// The two writes of each reaction, as long as the API server took
-		// over them: the bench's of the CR, and the operator's of the Deployment.
-		reportSyncs(b, "apiserver-cr-write", crWrites, apiServerLatency(b, admin, "PATCH", "secondaryschedulers", ""))
-		reportSyncs(b, "apiserver-deployment-write", deploymentWrites, apiServerLatency(b, admin, "PUT", "deployments", ""))
-		reportSyncs(b, "target-config-sync", before, op.syncBuckets(b, "TargetConfigController"))
-		// The other part of a reaction the operator holds: a change waiting in the queue for a sync.
-		reportSyncs(b, "target-config-queue-wait", waitedBefore, op.queueWaitBuckets(b, "TargetConfigController"))
+		crWrites()
+		deploymentWrites()
+		targetConfig()
 		// What else the operator did meanwhile: none unless an informer resync fell in.
 		b.ReportMetric(op.syncs(b, simulatorcontroller.ControllerName)-simulatorSyncs, "simulator-syncs")
 		b.ReportMetric(float64(foreignLeft(b, admin)), "foreign-objects-left")
@@ -283,19 +282,18 @@ func refuseHostileConfigs(b *testing.B, admin *framework.Clients, op *operatorPr
 	for _, c := range hostileConfigs() {
 		if c.Name != "valid" && c.FitsConfigMap {
 			b.Run("configmap="+c.Name+"/controller", func(b *testing.B) {
-				writes := apiServerLatency(b, admin, "PUT", "configmaps", "")
-				statusWrites := apiServerLatency(b, admin, "APPLY", "secondaryschedulers", "status")
-				syncs, waited := op.syncBuckets(b, "TargetConfigController"), op.queueWaitBuckets(b, "TargetConfigController")
+				// Each sample's bad write and its good one: the share of a refusal that was the API server's.
+				writes := apiServerShare(b, admin, "apiserver-configmap-write", "PUT", "configmaps", "")
+				// The operator's part: its status writes, its syncs (the good
+				// configuration's rollouts included) and a change's wait for one.
+				statusWrites := apiServerShare(b, admin, "apiserver-status-write", "APPLY", "secondaryschedulers", "status")
+				targetConfig := op.targetConfigShare(b)
 				refused, grown := badConfigToDegraded(b, admin, samples, benchConfig, func(int) string { return c.Config },
 					func() float64 { return op.metric(b, "go_memstats_alloc_bytes_total") / (1 << 20) }, op.cpuMillis)
 				report(b, "refused", refused)
-				// Each sample's bad write and its good one: the share of a refusal that was the API server's.
-				reportSyncs(b, "apiserver-configmap-write", writes, apiServerLatency(b, admin, "PUT", "configmaps", ""))
-				// The operator's part: its syncs (the good configuration's rollouts
-				// included), a change's wait for one, and its status writes.
-				reportSyncs(b, "apiserver-status-write", statusWrites, apiServerLatency(b, admin, "APPLY", "secondaryschedulers", "status"))
-				reportSyncs(b, "target-config-sync", syncs, op.syncBuckets(b, "TargetConfigController"))
-				reportSyncs(b, "target-config-queue-wait", waited, op.queueWaitBuckets(b, "TargetConfigController"))
+				writes()
+				statusWrites()
+				targetConfig()
 				reportSpread(b, "allocated", "MiB", grown[0])
 				reportSpread(b, "cpu", "ms", grown[1])
 				op.report(b, heapSamples)

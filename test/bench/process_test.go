@@ -315,6 +315,17 @@ func (p *operatorProcess) queueWaitBuckets(b *testing.B, controller string) map[
 	return p.buckets(b, queueWaitMetric, "name", controller)
 }
 
+// targetConfigShare reads the target-config controller's syncs and queue
+// waits, and returns what reports them since: the operator's own share of a
+// reaction (a slow sync, or a change waiting in the queue for one).
+func (p *operatorProcess) targetConfigShare(b *testing.B) func() {
+	syncs, waits := p.syncBuckets(b, "TargetConfigController"), p.queueWaitBuckets(b, "TargetConfigController")
+	return func() {
+		reportSyncs(b, "target-config-sync", syncs, p.syncBuckets(b, "TargetConfigController"))
+		reportSyncs(b, "target-config-queue-wait", waits, p.queueWaitBuckets(b, "TargetConfigController"))
+	}
+}
+
 // buckets is the cumulative count by bucket upper bound of the histogram
 // metric's series whose label key is value.
 func (p *operatorProcess) buckets(b *testing.B, metric, key, value string) map[float64]float64 {
@@ -374,6 +385,13 @@ func apiServerLatency(b *testing.B, admin *framework.Clients, verb, resource, su
 		b.Fatalf("the API server's /metrics: %v", err)
 	}
 	return bucketsOf(families, "apiserver_request_duration_seconds", map[string]string{"verb": verb, "resource": resource, "subresource": subresource})
+}
+
+// apiServerShare reads apiServerLatency, and returns what reports, as name,
+// the requests it counted since.
+func apiServerShare(b *testing.B, admin *framework.Clients, name, verb, resource, subresource string) func() {
+	before := apiServerLatency(b, admin, verb, resource, subresource)
+	return func() { reportSyncs(b, name, before, apiServerLatency(b, admin, verb, resource, subresource)) }
 }
 
 // reportSyncs reports the syncs between two readings of syncBuckets: how

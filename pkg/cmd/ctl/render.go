@@ -179,10 +179,10 @@ func (in *renderInput) readFile(name string, stdin io.Reader) error {
 // before the document is converted and decoded: a hostile configuration is
 // refused without that work, as the render's own check refuses it.
 func checkConfigMapData(tree *yamlv3.Node) error {
-	if tree == nil || tree.Kind != yamlv3.DocumentNode || len(tree.Content) == 0 || tree.Content[0].Kind != yamlv3.MappingNode {
+	if tree == nil || tree.Kind != yamlv3.DocumentNode || len(tree.Content) == 0 {
 		return nil
 	}
-	top := tree.Content[0]
+	top := tree.Content[0] // field answers nil for anything but a mapping
 	data := field(top, "data")
 	if scalar(field(top, "apiVersion")) != "v1" || scalar(field(top, "kind")) != "ConfigMap" || data == nil || data.Kind != yamlv3.MappingNode {
 		return nil // not a ConfigMap's data: the strict decode names what is wrong

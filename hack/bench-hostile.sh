@@ -17,8 +17,9 @@
 # REACTION_BENCH_SAMPLES, HOSTILE_CONFIG_SAMPLES, HEAP_SAMPLES). Needs
 # `make build` and hack/controlplane/build.sh. With HOSTILE_PROFILE_DIR set,
 # the operator's /metrics and allocation profile before and after the
-# SecondaryScheduler-change samples, and a CPU profile of their first 20 s, go
-# there (go tool pprof _output/bin/secondary-scheduler-operator DIR/cpu.pprof).
+# SecondaryScheduler-change samples, a CPU profile of their first 20 s (go tool
+# pprof _output/bin/secondary-scheduler-operator DIR/cpu.pprof) and the
+# operator's log up to its restart (a sync over 100 ms logs its steps) go there.
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -88,6 +89,8 @@ STACK_KUBECONFIG="${KUBECONFIG}" STACK_OPERATOR_URL="https://${listen}" STACK_OP
   go test -mod=vendor ./test/bench/ -run '^$' -bench '^BenchmarkHostile$' -benchtime 1x -timeout 90m 2> "${dir}/bench.stderr" ||
   { tail -n 50 "${dir}/bench.stderr" >&2; tail -n 30 "${dir}/operator.log" >&2; exit 1; }
 
+# The operator's log of the run, its slow syncs' traces among it, goes with the profiles.
+[[ -z "${HOSTILE_PROFILE_DIR:-}" ]] || cp "${dir}/operator.log" "${HOSTILE_PROFILE_DIR}/operator.log"
 # A restart reads everything above again: its peak RSS is the initial lists'.
 stop_pidfile "${dir}/operator.pid" secondary-scheduler-operator
 start=${EPOCHREALTIME}

@@ -2,6 +2,7 @@ package targetconfigcontroller
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
@@ -9,17 +10,20 @@ import (
 	operatorv1 "github.com/openshift/api/operator/v1"
 	"github.com/openshift/library-go/pkg/operator/events"
 	"github.com/openshift/library-go/pkg/operator/resource/resourceapply"
+	"github.com/openshift/library-go/pkg/operator/resource/resourcehelper"
 	"github.com/openshift/library-go/pkg/operator/resource/resourcemerge"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/strategicpatch"
+	"k8s.io/klog/v2"
 
 	secondaryschedulerv1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/cached"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/extrarbac"
-	"github.com/openshift/secondary-scheduler-operator/pkg/operator/kubecache"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/rollout"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/staticresources"
@@ -36,12 +40,15 @@ func (c *targetConfigController) apply(ctx context.Context, recorder events.Reco
 		}
 		return c.applyFailed(ctx, ss, own, err, err.Error())
 	}
+	step(ctx, "extra RBAC applied")
 	if err := c.applyConfigMap(ctx, recorder, ss, objs.ConfigMap); err != nil {
 		return c.applyFailed(ctx, ss, own, err, fmt.Sprintf("applying ConfigMap %s/%s: %v", objs.ConfigMap.Namespace, objs.ConfigMap.Name, err))
 	}
+	step(ctx, "ConfigMap applied")
 	if err := staticresources.EnsurePodSecurityLabels(ctx, c.kubeClient, c.namespaces, recorder); err != nil {
 		return c.applyFailed(ctx, ss, own, err, err.Error())
 	}
+	step(ctx, "Pod Security labels ensured")
 	deployment, err := in.Live, error(nil)
 	if decision.Deployment != nil { // nil while a trial holds the change: the live one stays
 		deployment, err = c.applyDeployment(ctx, recorder, decision.Deployment, own)
@@ -53,15 +60,18 @@ func (c *targetConfigController) apply(ctx context.Context, recorder events.Reco
 		}
 		return c.applyFailed(ctx, ss, own, err, fmt.Sprintf("applying Deployment %s/%s: %v", decision.Deployment.Namespace, decision.Deployment.Name, err))
 	}
+	step(ctx, "Deployment applied")
 	keep := rollout.InUse(objs.ConfigHash, decision.Record, deployment, in.Pods)
 	if err := c.pruneConfigMaps(ctx, recorder, keep, ss.Spec.SchedulerConfig, rollout.RetainedConfigs); err != nil {
 		return c.applyFailed(ctx, ss, own, err, err.Error())
 	}
+	step(ctx, "ConfigMaps pruned")
 	// After the Deployment: by now the static resources controller has bound
 	// the scheduler's own ClusterRole, so it never runs without either.
 	if err := c.deleteFormerBindings(ctx, recorder); err != nil {
 		return c.applyFailed(ctx, ss, own, err, err.Error())
 	}
+	step(ctx, "former bindings deleted")
 	c.conflicts = 0
 	return c.rolledOut(ctx, ss, own, objs, deployment, decision)
 }
@@ -96,24 +106,80 @@ func (c *targetConfigController) applyConfigMap(ctx context.Context, recorder ev
 	return nil
 }
 
+// applyDeployment applies d as resourceapply.ApplyDeployment decides: a write
+// only when the spec hash annotation or the generation says the Deployment
+// differs. The write is a strategic merge patch of what changed on the cached
+// object, not an update: an update carries the cached resourceVersion, which
+// the deployment controller's writes all through a rollout (status, the
+// revision annotation) make stale, and each conflict cost the change two more
+// requests. A patch keeps what others wrote meanwhile.
 func (c *targetConfigController) applyDeployment(ctx context.Context, recorder events.Recorder, d *appsv1.Deployment, own *ownStatus) (*appsv1.Deployment, error) {
 	// The generation this controller last recorded, not the cache's: right
 	// after a write the cache may still hold the one before, and an
-	// unexpected generation forces an update of the Deployment.
+	// unexpected generation forces a write of the Deployment.
 	var generations []operatorv1.GenerationStatus
 	if own.deployment != nil {
 		generations = append(generations, *own.deployment)
 	}
 	expected := resourcemerge.ExpectedDeploymentGeneration(d, generations)
-	applied, _, err := resourceapply.ApplyDeployment(ctx, c.kubeClient.AppsV1(), recorder, d, expected)
-	if apierrors.IsConflict(err) {
-		// The cache is behind a write of the deployment controller's, which
-		// updates the status all through a rollout. One retry on what the API
-		// server holds now takes a GET; a requeue would wait for the cache,
-		// and the change with it.
-		applied, _, err = resourceapply.ApplyDeployment(ctx, kubecache.Live(c.kubeClient).AppsV1(), recorder, d, expected)
+	required := d.DeepCopy()
+	if err := resourceapply.SetSpecHashAnnotation(&required.ObjectMeta, required.Spec); err != nil {
+		return nil, err
 	}
+	client := c.kubeClient.AppsV1().Deployments(required.Namespace)
+	existing, err := client.Get(ctx, required.Name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		created, err := client.Create(ctx, required, metav1.CreateOptions{})
+		resourcehelper.ReportCreateEvent(recorder, required, err)
+		return created, err
+	}
+	if err != nil {
+		return nil, err
+	}
+	modified := false
+	toWrite := existing.DeepCopy()
+	resourcemerge.EnsureObjectMeta(&modified, &toWrite.ObjectMeta, required.ObjectMeta)
+	if !modified && toWrite.Generation == expected {
+		return toWrite, nil
+	}
+	toWrite.Spec = *required.Spec.DeepCopy()
+	patch, err := deploymentPatch(existing, toWrite)
+	if err != nil {
+		return nil, err
+	}
+	klog.V(2).InfoS("Patching Deployment", "deployment", klog.KObj(required), "patch", string(patch))
+	applied, err := client.Patch(ctx, required.Name, types.StrategicMergePatchType, patch, metav1.PatchOptions{})
+	resourcehelper.ReportUpdateEvent(recorder, required, err)
 	return applied, err
+}
+
+// deploymentPatch is the strategic merge patch from existing to desired,
+// naming existing's UID, which the API server refuses to change: a patch
+// meant for one Deployment never lands on another made under its name since.
+func deploymentPatch(existing, desired *appsv1.Deployment) ([]byte, error) {
+	from, err := json.Marshal(existing)
+	if err != nil {
+		return nil, err
+	}
+	to, err := json.Marshal(desired)
+	if err != nil {
+		return nil, err
+	}
+	diff, err := strategicpatch.CreateTwoWayMergePatch(from, to, appsv1.Deployment{})
+	if err != nil {
+		return nil, err
+	}
+	patch := map[string]any{}
+	if err := json.Unmarshal(diff, &patch); err != nil {
+		return nil, err
+	}
+	metadata, _ := patch["metadata"].(map[string]any)
+	if metadata == nil {
+		metadata = map[string]any{}
+		patch["metadata"] = metadata
+	}
+	metadata["uid"] = existing.UID
+	return json.Marshal(patch)
 }
 
 // pruneConfigMaps deletes the config ConfigMaps the operator made that are

@@ -23,6 +23,7 @@ import (
 	corev1listers "k8s.io/client-go/listers/core/v1"
 	rbacv1listers "k8s.io/client-go/listers/rbac/v1"
 	"k8s.io/utils/clock"
+	utiltrace "k8s.io/utils/trace"
 
 	secondaryschedulerv1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/extrarbac"
@@ -41,6 +42,11 @@ const (
 	// objects made for it are deleted: they cannot be owned by it (a cluster
 	// object owned by a singleton would be garbage collected only by accident).
 	CleanupFinalizer = "operator.openshift.io/secondary-scheduler-cleanup"
+
+	// slowSync is how long a sync may take before its steps are logged: a
+	// change to the SecondaryScheduler is meant to reach the Deployment in
+	// less, so a longer sync says which read, render or write held it.
+	slowSync = 100 * time.Millisecond
 )
 
 type targetConfigController struct {
@@ -58,7 +64,9 @@ type targetConfigController struct {
 	deleteStatic func(ctx context.Context, recorder events.Recorder) error
 	// observerWait bounds the first rollout's wait for the config observer.
 	observerWait time.Duration
-	clock        clock.PassiveClock
+	// slowSync is how long a sync may take before its trace is logged.
+	slowSync time.Duration
+	clock    clock.PassiveClock
 	// render is a render.Renderer's Render; tests count the calls.
 	render func(render.Inputs) (*render.Objects, error)
 	// own is the status this controller last applied, with the rollout record
@@ -122,6 +130,7 @@ func newController(operatorClient operatorclient.Interface, kubeClient kubernete
 		extraRBAC:       extrarbac.NewWriter(kubeClient, kubeInformers),
 		deleteStatic:    deleteStatic,
 		observerWait:    observerWait,
+		slowSync:        slowSync,
 		clock:           clock.RealClock{},
 		render:          new(render.Renderer).Render,
 		recorderOn:      report.OnSecondaryScheduler(kubeClient),
@@ -130,6 +139,9 @@ func newController(operatorClient operatorclient.Interface, kubeClient kubernete
 
 // sync gathers, decides and applies.
 func (c *targetConfigController) sync(ctx context.Context, syncCtx factory.SyncContext) error {
+	trace := utiltrace.New("target-config sync")
+	defer trace.LogIfLong(c.slowSync)
+	ctx = utiltrace.ContextWithTrace(ctx, trace)
 	ss, err := c.operatorClient.Get()
 	if apierrors.IsNotFound(err) {
 		return nil
@@ -154,17 +166,21 @@ func (c *targetConfigController) sync(ctx context.Context, syncCtx factory.SyncC
 	if err := c.operatorClient.EnsureFinalizer(ctx, CleanupFinalizer); err != nil {
 		return err
 	}
+	step(ctx, "finalizer ensured")
 	in, err := c.gather(ss, own)
 	if err != nil {
 		return err
 	}
+	step(ctx, "gathered")
 	objs, err := c.render(in.Render)
+	step(ctx, "rendered")
 	metrics.SetConfigValid(!render.IsInputError(err))
 	if err != nil {
 		return c.refused(ctx, recorder, ss, own, err)
 	}
 	decision := rollout.Decide(rollout.Inputs{Desired: objs, Live: in.Live, Observed: in.Observed, Record: in.Record,
 		Awaiting: in.awaiting, Trial: in.Trial, Now: metav1.NewTime(c.clock.Now())})
+	step(ctx, "decided", utiltrace.Field{Key: "action", Value: decision.Action})
 	// Remembered before anything is applied: the status write comes last and
 	// may fail, and the next sync must still see this record.
 	own.record = decision.Record.Copy()
@@ -178,6 +194,13 @@ func (c *targetConfigController) sync(ctx context.Context, syncCtx factory.SyncC
 		syncCtx.Queue().AddAfter(syncCtx.QueueKey(), decision.RecheckAfter)
 	}
 	return c.apply(ctx, recorder, ss, own, objs, decision, in)
+}
+
+// step marks the end of one step of a sync in its trace, if it has one.
+func step(ctx context.Context, msg string, fields ...utiltrace.Field) {
+	if trace := utiltrace.FromContext(ctx); trace != nil {
+		trace.Step(msg, fields...)
+	}
 }
 
 // refused reports what Render refused: an input to fix, or spec.rbac beyond

@@ -96,6 +96,7 @@ func (c *targetConfigController) applyStatus(ctx context.Context, own *ownStatus
 	if _, err := c.operatorClient.ApplyStatus(ctx, FieldManager, own.applyConfiguration()); err != nil {
 		return err
 	}
+	step(ctx, "status applied")
 	c.own = own.copy()
 	return nil
 }

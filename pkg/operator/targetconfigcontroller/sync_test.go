@@ -2,8 +2,10 @@ package targetconfigcontroller
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -26,6 +28,7 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 	clienttesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/cache"
+	"k8s.io/klog/v2"
 	clocktesting "k8s.io/utils/clock/testing"
 	"k8s.io/utils/ptr"
 
@@ -254,10 +257,10 @@ func TestSyncApplyFailedAfterConflicts(t *testing.T) {
 	}
 }
 
-// A Deployment update that meets a conflict (the cache behind the deployment
-// controller's status write) is retried at once on the object the API server
-// holds, read live: the change rolls out in the same sync.
-func TestSyncRetriesADeploymentConflictOnTheLiveObject(t *testing.T) {
+// A change reaches the Deployment in one request, a patch, which needs no
+// resourceVersion: the deployment controller's writes never make it conflict,
+// and what they wrote stays.
+func TestSyncPatchesTheDeploymentKeepingOthersWrites(t *testing.T) {
 	ss := newSecondaryScheduler()
 	f := newSyncFixtureReading(t, true, ss, operandNamespace())
 	if err := f.sync(t); err != nil {
@@ -270,33 +273,57 @@ func TestSyncRetriesADeploymentConflictOnTheLiveObject(t *testing.T) {
 	}); err != nil {
 		t.Fatal("the created Deployment never reached the cache")
 	}
+	// The deployment controller's writes, which the cache may not have seen:
+	// an update would carry the cached resourceVersion and conflict.
+	live := f.kube.AppsV1().Deployments(names.OperandNamespace)
+	d, err := live.Get(context.Background(), names.OperandName, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.Annotations["deployment.kubernetes.io/revision"] = "7"
+	d.Status.ObservedGeneration = d.Generation
+	if err := f.kube.Tracker().Update(appsv1.SchemeGroupVersion.WithResource("deployments"), d, d.Namespace); err != nil {
+		t.Fatal(err)
+	}
 	ss.Spec.LogLevel = operatorv1.Debug
-	conflicts := 0
-	f.kube.PrependReactor("update", "deployments", func(clienttesting.Action) (bool, runtime.Object, error) {
-		if conflicts++; conflicts == 1 {
-			return true, nil, apierrors.NewConflict(schema.GroupResource{Group: "apps", Resource: "deployments"}, names.OperandName, fmt.Errorf("modified"))
-		}
-		return false, nil, nil
-	})
 	f.kube.ClearActions()
 	if err := f.sync(t); err != nil {
-		t.Fatalf("sync: %v, want the conflict retried within it", err)
+		t.Fatal(err)
 	}
 	var requests []string
 	for _, a := range f.kube.Actions() {
-		if a.GetResource().Resource == "deployments" {
+		if a.GetResource().Resource == "deployments" && a.GetVerb() != "list" && a.GetVerb() != "watch" {
 			requests = append(requests, a.GetVerb())
 		}
 	}
-	if got := strings.Join(requests, ","); got != "update,get,update" {
-		t.Errorf("Deployment requests %q, want update,get,update: the retry reads the live object", got)
+	if got := strings.Join(requests, ","); got != "patch" {
+		t.Errorf("Deployment requests %q, want one patch", got)
 	}
-	d, err := f.kube.AppsV1().Deployments(names.OperandNamespace).Get(context.Background(), names.OperandName, metav1.GetOptions{})
-	if err != nil || !slices.Contains(d.Spec.Template.Spec.Containers[0].Args, "-v=4") {
-		t.Errorf("the Deployment after the retry: %v; want the new log level (-v=4) in %v", err, d.Spec.Template.Spec.Containers[0].Args)
+	d, err = live.Get(context.Background(), names.OperandName, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(d.Spec.Template.Spec.Containers[0].Args, "-v=4") {
+		t.Errorf("the patched Deployment's args %v, want the new log level (-v=4)", d.Spec.Template.Spec.Containers[0].Args)
+	}
+	if got := d.Annotations["deployment.kubernetes.io/revision"]; got != "7" {
+		t.Errorf("the deployment controller's revision annotation is %q after the patch, want 7", got)
 	}
 	if status, reason, _ := f.op.condition(t); status != operatorv1.ConditionFalse || reason != "AsExpected" {
 		t.Errorf("condition %s %s, want False AsExpected", status, reason)
+	}
+}
+
+func TestDeploymentPatchNamesTheUID(t *testing.T) {
+	existing := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: "d", UID: "uid-1", Annotations: map[string]string{"a": "1"}}}
+	desired := existing.DeepCopy()
+	desired.Spec.Replicas = ptr.To[int32](2)
+	patch, err := deploymentPatch(existing, desired)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `{"metadata":{"uid":"uid-1"},"spec":{"replicas":2}}`; string(patch) != want {
+		t.Errorf("patch %s, want %s", patch, want)
 	}
 }
 
@@ -400,5 +427,52 @@ func TestSyncWaitIsBounded(t *testing.T) {
 	}
 	if _, err := f.kube.AppsV1().Deployments(names.OperandNamespace).Get(context.Background(), names.OperandName, metav1.GetOptions{}); err != nil {
 		t.Fatalf("no Deployment %s after the wait's bound: %v", time.Second*31, err)
+	}
+}
+
+// klogAt captures klog's output at verbosity v for the rest of the test.
+func klogAt(t *testing.T, v string) *strings.Builder {
+	t.Helper()
+	var flags flag.FlagSet
+	klog.InitFlags(&flags)
+	for name, value := range map[string]string{"v": v, "logtostderr": "false", "alsologtostderr": "false", "stderrthreshold": "FATAL"} {
+		old := flags.Lookup(name).Value.String()
+		if err := flags.Set(name, value); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = flags.Set(name, old) })
+	}
+	var out strings.Builder
+	klog.SetOutput(&out)
+	t.Cleanup(func() { klog.SetOutput(os.Stderr) })
+	return &out
+}
+
+func TestSyncLogsTheStepsOfASlowSync(t *testing.T) {
+	out := klogAt(t, "2")
+	f := newSyncFixture(t, newSecondaryScheduler(), operandNamespace())
+	f.c.slowSync = time.Hour
+	if err := f.sync(t); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(out.String(), "target-config sync") {
+		t.Fatalf("a sync under the threshold logged its trace:\n%s", out)
+	}
+	f.c.slowSync = time.Nanosecond
+	f.op.ss.Spec.LogLevel = operatorv1.Debug // a change: every step runs
+	if err := f.sync(t); err != nil {
+		t.Fatal(err)
+	}
+	klog.Flush()
+	logged := out.String()
+	want := []string{`"target-config sync"`, `"finalizer ensured"`, `"gathered"`, `"rendered"`, `"decided" action:`, `"extra RBAC applied"`,
+		`"ConfigMap applied"`, `"Pod Security labels ensured"`, `"Deployment applied"`, `"ConfigMaps pruned"`, `"former bindings deleted"`, `"status applied"`}
+	at := 0
+	for _, w := range want {
+		i := strings.Index(logged[at:], w)
+		if i < 0 {
+			t.Fatalf("the trace of a slow sync has no %s after offset %d:\n%s", w, at, logged)
+		}
+		at += i + len(w)
 	}
 }

@@ -113,7 +113,7 @@ func BenchmarkHostile(b *testing.B) {
 		// The two writes of each reaction, as long as the API server took
 		// over them: the bench's of the CR, and the operator's of the Deployment.
 		crWrites := apiServerShare(b, admin, "apiserver-cr-write", "PATCH", "secondaryschedulers", "")
-		deploymentWrites := apiServerShare(b, admin, "apiserver-deployment-write", "PUT", "deployments", "")
+		deploymentWrites := apiServerShare(b, admin, "apiserver-deployment-write", "PATCH", "deployments", "")
 		targetConfig := op.targetConfigShare(b)
 		profiled := op.profileDuring(b, os.Getenv("HOSTILE_PROFILE_DIR"), 20)
 		report(b, "cr-change-to-template", crChangeToTemplate(b, admin, envInt(b, "REACTION_BENCH_SAMPLES", 100)))

@@ -32,6 +32,7 @@ func TestOperatorRBACBounds(t *testing.T) {
 		{verb: "update", resource: "services", namespace: "team-a", name: "sim"},
 		{verb: "create", group: "networking.k8s.io", resource: "networkpolicies", namespace: "team-a"},
 		{verb: "create", group: "apps", resource: "deployments", namespace: operand},
+		{verb: "patch", group: "apps", resource: "deployments", namespace: operand, name: "secondary-scheduler"},
 		{verb: "delete", resource: "configmaps", namespace: operand, name: "secondary-scheduler-config-0123456789ab"},
 		{verb: "list", resource: "secrets", namespace: operand},
 		{verb: "delete", resource: "services", namespace: operand, name: "secondary-scheduler"},
@@ -49,7 +50,8 @@ func TestOperatorRBACBounds(t *testing.T) {
 		// Namespaced writes only in the operand namespace.
 		{verb: "create", group: "apps", resource: "deployments", namespace: "default"},
 		{verb: "update", group: "apps", resource: "deployments", namespace: system, name: "secondary-scheduler"},
-		{verb: "patch", group: "apps", resource: "deployments", namespace: operand, name: "secondary-scheduler"},
+		// The Deployment is written as a patch (targetconfigcontroller.applyDeployment), never updated.
+		{verb: "update", group: "apps", resource: "deployments", namespace: operand, name: "secondary-scheduler"},
 		{verb: "create", resource: "configmaps", namespace: system},
 		{verb: "delete", resource: "configmaps", namespace: "team-a", name: "user-config"},
 		{verb: "create", resource: "serviceaccounts", namespace: "team-a"},

@@ -9,11 +9,13 @@ import (
 	"time"
 
 	operatorv1 "github.com/openshift/api/operator/v1"
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 
 	secondaryschedulerv1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1"
@@ -456,4 +458,52 @@ func (o *operatorUnderTest) setArgs(t *testing.T, args ...string) {
 			spec.SchedulerContainer = &secondaryschedulerv1.SchedulerContainer{Args: args}
 		}
 	})
+}
+
+// The operator writes its Deployment as a strategic merge patch naming the
+// UID it was computed on (TestDeploymentPatchNamesTheUID): the API server
+// refuses such a patch on a Deployment made under the same name since, which
+// stays as it was, and takes it on the one it was meant for.
+func TestADeploymentPatchNamingAnEarlierUIDIsRefused(t *testing.T) {
+	env := framework.Shared(t)
+	ctx := context.Background()
+	deployments := env.Admin.Kube.AppsV1().Deployments(env.CreateNamespace(t, "patch-uid"))
+	labels := map[string]string{"app": "d"}
+	d := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: "d"}, Spec: appsv1.DeploymentSpec{
+		Replicas: ptr.To[int32](1),
+		Selector: &metav1.LabelSelector{MatchLabels: labels},
+		Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels},
+			Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "registry.k8s.io/pause:3.10"}}}},
+	}}
+	earlier, err := deployments.Create(ctx, d, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := deployments.Delete(ctx, d.Name, metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	framework.WaitFor(ctx, t, "the first Deployment gone", func() (bool, error) {
+		_, err := deployments.Get(ctx, d.Name, metav1.GetOptions{})
+		return apierrors.IsNotFound(err), nil
+	})
+	later, err := deployments.Create(ctx, d, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	patchFor := func(uid types.UID) []byte {
+		return []byte(fmt.Sprintf(`{"metadata":{"uid":%q},"spec":{"replicas":3}}`, uid))
+	}
+	if _, err := deployments.Patch(ctx, d.Name, types.StrategicMergePatchType, patchFor(earlier.UID), metav1.PatchOptions{}); err == nil {
+		t.Fatal("a patch naming the earlier Deployment's UID was taken by the later one")
+	}
+	got, err := deployments.Get(ctx, d.Name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.UID != later.UID || *got.Spec.Replicas != 1 {
+		t.Errorf("after the refused patch: UID %s replicas %d, want %s and 1", got.UID, *got.Spec.Replicas, later.UID)
+	}
+	if got, err = deployments.Patch(ctx, d.Name, types.StrategicMergePatchType, patchFor(later.UID), metav1.PatchOptions{}); err != nil || *got.Spec.Replicas != 3 {
+		t.Errorf("the patch naming the Deployment's own UID: %v, want it taken (replicas 3)", err)
+	}
 }

@@ -47,16 +47,6 @@ func NewCachedKubeClient(client kubernetes.Interface, kubeInformers v1helpers.Ku
 	return &cachedClientset{Interface: client, informers: kubeInformers}
 }
 
-// Live is the client under a NewCachedKubeClient, whose reads go to the API
-// server; any other client is returned as it is. For the rare write that
-// must not wait for the cache to catch up.
-func Live(client kubernetes.Interface) kubernetes.Interface {
-	if c, ok := client.(*cachedClientset); ok {
-		return c.Interface
-	}
-	return client
-}
-
 type cachedClientset struct {
 	kubernetes.Interface
 	informers v1helpers.KubeInformersForNamespaces

@@ -142,7 +142,7 @@ func (c *targetConfigController) applyDeployment(ctx context.Context, recorder e
 	if !modified && toWrite.Generation == expected {
 		return toWrite, nil
 	}
-	toWrite.Spec = *required.Spec.DeepCopy()
+	toWrite.Spec = required.Spec // required is this call's own copy
 	patch, err := deploymentPatch(existing, toWrite)
 	if err != nil {
 		return nil, err
@@ -157,7 +157,9 @@ func (c *targetConfigController) applyDeployment(ctx context.Context, recorder e
 // naming existing's UID, which the API server refuses to change: a patch
 // meant for one Deployment never lands on another made under its name since.
 func deploymentPatch(existing, desired *appsv1.Deployment) ([]byte, error) {
-	from, err := json.Marshal(existing)
+	withoutUID := existing.DeepCopy()
+	withoutUID.UID = "" // so that the patch names it
+	from, err := json.Marshal(withoutUID)
 	if err != nil {
 		return nil, err
 	}
@@ -165,21 +167,7 @@ func deploymentPatch(existing, desired *appsv1.Deployment) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	diff, err := strategicpatch.CreateTwoWayMergePatch(from, to, appsv1.Deployment{})
-	if err != nil {
-		return nil, err
-	}
-	patch := map[string]any{}
-	if err := json.Unmarshal(diff, &patch); err != nil {
-		return nil, err
-	}
-	metadata, _ := patch["metadata"].(map[string]any)
-	if metadata == nil {
-		metadata = map[string]any{}
-		patch["metadata"] = metadata
-	}
-	metadata["uid"] = existing.UID
-	return json.Marshal(patch)
+	return strategicpatch.CreateTwoWayMergePatch(from, to, appsv1.Deployment{})
 }
 
 // pruneConfigMaps deletes the config ConfigMaps the operator made that are

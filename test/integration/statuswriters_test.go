@@ -13,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/rest"
 	"k8s.io/utils/clock"
 	clocktesting "k8s.io/utils/clock/testing"
 
@@ -49,6 +50,23 @@ func newStaleClient(t *testing.T, clients *framework.Clients) staleClient {
 	}
 }
 
+// statusWriters starts a test of the status writers: a SecondaryScheduler, the
+// operator's config (its requests counted) and clients, and a live read.
+func statusWriters(t *testing.T) (*rest.Config, *framework.Clients, *framework.RequestCounter, func() *secondaryschedulerv1.SecondaryScheduler) {
+	env := framework.Shared(t)
+	cfg, requests := framework.CountRequests(env.OperatorConfig(t))
+	env.CreateSecondaryScheduler(t, secondaryschedulerv1.SecondarySchedulerSpec{})
+	live := func() *secondaryschedulerv1.SecondaryScheduler {
+		t.Helper()
+		ss, err := env.Admin.Operator.OperatorV1().SecondarySchedulers().Get(context.Background(), secondaryschedulerv1.SingletonName, metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ss
+	}
+	return cfg, framework.MustClients(t, cfg), requests, live
+}
+
 // rolloutRecord is the target config controller's own status: what it applies
 // after a rollout.
 func rolloutRecord(configHash string, schedulerNames ...string) *secondaryschedulerapply.SecondarySchedulerStatusApplyConfiguration {
@@ -69,19 +87,8 @@ func rolloutRecord(configHash string, schedulerNames ...string) *secondaryschedu
 // schedulerNames back. Through the operator's client no writer changes a
 // field it does not own, whatever its cache holds.
 func TestStaleCacheRevertsNoOneElsesStatus(t *testing.T) {
-	env := framework.Shared(t)
 	ctx := context.Background()
-	cfg, requests := framework.CountRequests(env.OperatorConfig(t))
-	clients := framework.MustClients(t, cfg)
-	env.CreateSecondaryScheduler(t, secondaryschedulerv1.SecondarySchedulerSpec{})
-	live := func() *secondaryschedulerv1.SecondaryScheduler {
-		t.Helper()
-		ss, err := env.Admin.Operator.OperatorV1().SecondarySchedulers().Get(ctx, secondaryschedulerv1.SingletonName, metav1.GetOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return ss
-	}
+	cfg, clients, requests, live := statusWriters(t)
 	wantNames := func(t *testing.T, want ...string) {
 		t.Helper()
 		if got := live().Status.SchedulerNames; !slices.Equal(got, want) {
@@ -220,4 +227,53 @@ func TestStaleCacheRevertsNoOneElsesStatus(t *testing.T) {
 		}
 		t.Logf("library-go's dynamic client wrote schedulerNames %v back over %v", after.Status.SchedulerNames, before.Status.SchedulerNames)
 	})
+}
+
+// TestOwnStatusIsNotSentAgainWhileTheCacheIsBehind: the syncs that the
+// Deployment's events bring right after a status apply find the cache without
+// that apply. The operator's client compares with what its write returned
+// until the cache catches up, and with the cache again once it holds a newer
+// version, so another writer's change is still put right.
+func TestOwnStatusIsNotSentAgainWhileTheCacheIsBehind(t *testing.T) {
+	ctx := context.Background()
+	_, clients, requests, live := statusWriters(t)
+	c := newStaleClient(t, clients)
+	c.setCache(live())
+	apply := func(configHash string) bool {
+		t.Helper()
+		applied, err := c.ApplyStatus(ctx, targetconfigcontroller.FieldManager, rolloutRecord(configHash, "secondary-scheduler"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return applied
+	}
+	if !apply("h1") {
+		t.Fatal("the first apply of h1 sent nothing")
+	}
+
+	requests.Reset()
+	if apply("h1") {
+		t.Error("h1 was applied again while the cache still held the version before it")
+	}
+	if n := requests.Writes(); n != 0 {
+		t.Errorf("%d writes of a status already written: %v", n, requests.WriteRequests())
+	}
+	if !apply("h2") {
+		t.Error("h2, a change, was not sent")
+	}
+
+	// Another writer takes configHash; once the cache holds that version, the
+	// controller's next apply takes it back.
+	if _, err := framework.Shared(t).Admin.Operator.OperatorV1().SecondarySchedulers().ApplyStatus(ctx, secondaryschedulerapply.SecondaryScheduler(secondaryschedulerv1.SingletonName).
+		WithStatus(secondaryschedulerapply.SecondarySchedulerStatus().WithConfigHash("someone-else's")),
+		metav1.ApplyOptions{FieldManager: "someone-else", Force: true}); err != nil {
+		t.Fatal(err)
+	}
+	c.setCache(live())
+	if !apply("h2") {
+		t.Error("the other writer's configHash, in a cache newer than the controller's write, was not put right")
+	}
+	if got := live().Status.ConfigHash; got != "h2" {
+		t.Errorf("status.configHash = %q, want h2", got)
+	}
 }

@@ -26,7 +26,9 @@ type Deleter interface {
 }
 
 // Delete deletes the object the cache holds under name (get reads the
-// cache) and records it; one the cache does not hold costs no request.
+// cache) and records it; one the cache does not hold costs no request. One
+// already gone, which a cache behind an earlier delete still holds, is not
+// recorded again.
 func Delete[T any](ctx context.Context, recorder events.Recorder, kind, namespace, name string, get func(name string) (T, error), client Deleter) error {
 	if _, err := get(name); apierrors.IsNotFound(err) {
 		return nil
@@ -37,7 +39,10 @@ func Delete[T any](ctx context.Context, recorder events.Recorder, kind, namespac
 	if namespace != "" {
 		qualified = namespace + "/" + name
 	}
-	if err := client.Delete(ctx, name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+	switch err := client.Delete(ctx, name, metav1.DeleteOptions{}); {
+	case apierrors.IsNotFound(err):
+		return nil
+	case err != nil:
 		return fmt.Errorf("deleting %s %s: %w", kind, qualified, err)
 	}
 	recorder.Eventf(kind+"Deleted", "Deleted %s %s", kind, qualified)

@@ -16,6 +16,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/resourceversion"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
@@ -39,7 +40,8 @@ type Interface interface {
 	// ApplyStatus server-side applies status as fieldManager, which owns
 	// exactly the fields status sets from then on (a field it owned before and
 	// status leaves out is removed). Nothing is sent when the fields
-	// fieldManager owns in the cached object already are status; applied says
+	// fieldManager owns already are status, in the cached object or, while
+	// the cache is behind it, in the one this client's latest write returned; applied says
 	// whether a request was sent. Condition lastTransitionTimes are kept while a
 	// condition's status stays, as ApplyOperatorStatus does. An absent
 	// SecondaryScheduler is a NotFound error, with no request sent.
@@ -67,6 +69,12 @@ type Client struct {
 	// event of the Deployment brings each controller's apply, and some meet
 	// the version the one before them met.
 	extracted map[string]extraction
+	// written is the SecondaryScheduler as this client's latest write left it.
+	// Until the cache has caught up with it, an apply is compared with it:
+	// the syncs that other objects' events bring right after a status write
+	// would otherwise send that status again, each a request while the
+	// scheduler rolls.
+	written *secondaryschedulerv1.SecondaryScheduler
 }
 
 // extraction is what a field manager owns of one version of the object,
@@ -147,6 +155,7 @@ func (c *Client) UpdateOperatorSpec(ctx context.Context, resourceVersion string,
 	if err != nil {
 		return nil, "", err
 	}
+	c.wrote(updated)
 	return &updated.Spec.OperatorSpec, updated.ResourceVersion, nil
 }
 
@@ -165,6 +174,7 @@ func (c *Client) UpdateOperatorStatus(ctx context.Context, resourceVersion strin
 	if err != nil {
 		return nil, err
 	}
+	c.wrote(updated)
 	return &updated.Status.OperatorStatus, nil
 }
 
@@ -176,7 +186,7 @@ func (c *Client) ApplyOperatorSpec(ctx context.Context, fieldManager string, des
 		return fmt.Errorf("desiredConfiguration must have value")
 	}
 	spec := &secondaryschedulerapply.SecondarySchedulerSpecApplyConfiguration{OperatorSpecApplyConfiguration: *desired}
-	ss, err := c.Get()
+	ss, err := c.newest()
 	switch {
 	case apierrors.IsNotFound(err):
 		// The apply fails as it should: a SecondaryScheduler is the user's to create.
@@ -192,11 +202,12 @@ func (c *Client) ApplyOperatorSpec(ctx context.Context, fieldManager string, des
 			return err
 		}
 	}
-	_, err = c.client.Apply(ctx, secondaryschedulerapply.SecondaryScheduler(c.name).WithSpec(spec),
+	applied, err := c.client.Apply(ctx, secondaryschedulerapply.SecondaryScheduler(c.name).WithSpec(spec),
 		metav1.ApplyOptions{FieldManager: fieldManager, Force: true})
 	if err != nil {
 		return fmt.Errorf("applying the spec of SecondaryScheduler %s as %q: %w", c.name, fieldManager, err)
 	}
+	c.wrote(applied)
 	return nil
 }
 
@@ -225,7 +236,7 @@ func (c *Client) ApplyStatus(ctx context.Context, fieldManager string, desired *
 			panic(fmt.Sprintf(".status.conditions[%q].status is missing", *cond.Type))
 		}
 	}
-	ss, err := c.Get()
+	ss, err := c.newest()
 	if err != nil {
 		// A status cannot be applied to a SecondaryScheduler that does not exist.
 		return false, err
@@ -245,12 +256,49 @@ func (c *Client) ApplyStatus(ctx context.Context, fieldManager string, desired *
 	if klog.V(4).Enabled() {
 		klog.Infof("SecondaryScheduler %s status of %s changes: %s", c.name, fieldManager, jsonOf(desired))
 	}
-	_, err = c.client.ApplyStatus(ctx, secondaryschedulerapply.SecondaryScheduler(c.name).WithStatus(desired),
+	applied, err := c.client.ApplyStatus(ctx, secondaryschedulerapply.SecondaryScheduler(c.name).WithStatus(desired),
 		metav1.ApplyOptions{FieldManager: fieldManager, Force: true})
 	if err != nil {
 		return false, fmt.Errorf("applying the status of SecondaryScheduler %s as %q: %w", c.name, fieldManager, err)
 	}
+	c.wrote(applied)
 	return true, nil
+}
+
+// newest is the cached SecondaryScheduler, or the one this client's latest
+// write returned when the cache is older. A resourceVersion that is not a
+// number (a store other than etcd) leaves the cache to decide, as before.
+func (c *Client) newest() (*secondaryschedulerv1.SecondaryScheduler, error) {
+	ss, err := c.Get()
+	if err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	written := c.written
+	c.mu.Unlock()
+	if written == nil || written.UID != ss.UID {
+		return ss, nil
+	}
+	if order, err := resourceversion.CompareResourceVersion(ss.ResourceVersion, written.ResourceVersion); err == nil && order < 0 {
+		return written, nil
+	}
+	return ss, nil
+}
+
+// wrote remembers ss, which a write of this client returned, unless a later
+// write is remembered already.
+func (c *Client) wrote(ss *secondaryschedulerv1.SecondaryScheduler) {
+	if ss == nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.written != nil && c.written.UID == ss.UID {
+		if order, err := resourceversion.CompareResourceVersion(ss.ResourceVersion, c.written.ResourceVersion); err == nil && order <= 0 {
+			return
+		}
+	}
+	c.written = ss
 }
 
 // ownedStatus is what fieldManager owns of ss's status, extracted once per
@@ -305,13 +353,18 @@ func (c *Client) PatchOperatorStatus(ctx context.Context, patch *jsonpatch.Patch
 	if err != nil {
 		return err
 	}
-	_, err = c.client.Patch(ctx, c.name, types.JSONPatchType, data, metav1.PatchOptions{}, "status")
-	return err
+	patched, err := c.client.Patch(ctx, c.name, types.JSONPatchType, data, metav1.PatchOptions{}, "status")
+	if err != nil {
+		return err
+	}
+	c.wrote(patched)
+	return nil
 }
 
-// EnsureFinalizer adds finalizer unless the cached SecondaryScheduler has it.
+// EnsureFinalizer adds finalizer unless the SecondaryScheduler has it (the
+// cached one, or this client's latest write while the cache is behind it).
 func (c *Client) EnsureFinalizer(ctx context.Context, finalizer string) error {
-	ss, err := c.Get()
+	ss, err := c.newest()
 	if err != nil {
 		return err
 	}
@@ -321,9 +374,10 @@ func (c *Client) EnsureFinalizer(ctx context.Context, finalizer string) error {
 	return c.setFinalizers(ctx, ss, append(slices.Clone(ss.Finalizers), finalizer))
 }
 
-// RemoveFinalizer removes finalizer if the cached SecondaryScheduler has it.
+// RemoveFinalizer removes finalizer if the SecondaryScheduler has it, read
+// as EnsureFinalizer reads it.
 func (c *Client) RemoveFinalizer(ctx context.Context, finalizer string) error {
-	ss, err := c.Get()
+	ss, err := c.newest()
 	if err != nil {
 		return err
 	}
@@ -333,16 +387,21 @@ func (c *Client) RemoveFinalizer(ctx context.Context, finalizer string) error {
 	return c.setFinalizers(ctx, ss, slices.DeleteFunc(slices.Clone(ss.Finalizers), func(f string) bool { return f == finalizer }))
 }
 
-// setFinalizers updates the cached SecondaryScheduler with finalizers, at its
-// resourceVersion: when the cache is behind, the update conflicts and the
-// controller retries from a newer cache; it cannot write back an older spec.
+// setFinalizers updates the SecondaryScheduler it was read from with
+// finalizers, at its resourceVersion: when that copy is behind, the update
+// conflicts and the controller retries from a newer one; it cannot write back
+// an older spec.
 // (An update, not a patch: the operator's role grants no patch of the
 // SecondaryScheduler itself.)
-func (c *Client) setFinalizers(ctx context.Context, cached *secondaryschedulerv1.SecondaryScheduler, finalizers []string) error {
-	ss := cached.DeepCopy()
+func (c *Client) setFinalizers(ctx context.Context, read *secondaryschedulerv1.SecondaryScheduler, finalizers []string) error {
+	ss := read.DeepCopy()
 	ss.Finalizers = finalizers
-	_, err := c.client.Update(ctx, ss, metav1.UpdateOptions{})
-	return err
+	updated, err := c.client.Update(ctx, ss, metav1.UpdateOptions{})
+	if err != nil {
+		return err
+	}
+	c.wrote(updated)
+	return nil
 }
 
 // sameStatus tells whether two status apply configurations set the same

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	operatorv1 "github.com/openshift/api/operator/v1"
+	"github.com/openshift/library-go/pkg/operator/events"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -16,9 +17,11 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/clock"
 	"k8s.io/utils/ptr"
 
 	secondaryschedulerv1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/cached"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/targetconfigcontroller"
 	"github.com/openshift/secondary-scheduler-operator/test/framework"
@@ -505,5 +508,46 @@ func TestADeploymentPatchNamingAnEarlierUIDIsRefused(t *testing.T) {
 	}
 	if got, err = deployments.Patch(ctx, d.Name, types.StrategicMergePatchType, patchFor(later.UID), metav1.PatchOptions{}); err != nil || *got.Spec.Replicas != 3 {
 		t.Errorf("the patch naming the Deployment's own UID: %v, want it taken (replicas 3)", err)
+	}
+}
+
+// TestACachedDeleteLeavesAnObjectMadeUnderTheNameSince: what the operator
+// deletes (a superseded config ConfigMap, its extra RBAC) it judges from its
+// cache; if the object is replaced under the same name before the delete
+// lands, the replacement, someone else's, stays.
+func TestACachedDeleteLeavesAnObjectMadeUnderTheNameSince(t *testing.T) {
+	env := framework.Shared(t)
+	ctx := context.Background()
+	configMaps := env.Admin.Kube.CoreV1().ConfigMaps(env.CreateNamespace(t, "cached-delete"))
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "superseded"}, Data: map[string]string{"k": "operator's"}}
+	judged, err := configMaps.Create(ctx, cm, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	staleCache := func(string) (*corev1.ConfigMap, error) { return judged, nil }
+	if err := configMaps.Delete(ctx, cm.Name, metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	cm.Data["k"] = "someone else's"
+	replacement, err := configMaps.Create(ctx, cm, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	recorder := events.NewInMemoryRecorder("test", clock.RealClock{})
+	if err := cached.Delete(ctx, recorder, "ConfigMap", replacement.Namespace, cm.Name, staleCache, configMaps); !apierrors.IsConflict(err) {
+		t.Errorf("deleting from a cache that holds the earlier ConfigMap: %v, want a Conflict", err)
+	}
+	if got, err := configMaps.Get(ctx, cm.Name, metav1.GetOptions{}); err != nil || got.UID != replacement.UID {
+		t.Errorf("the replacement: %v (err %v), want it left", got, err)
+	}
+	if n := len(recorder.Events()); n != 0 {
+		t.Errorf("%d events for a deletion that did not happen: %v", n, recorder.Events())
+	}
+	current := func(string) (*corev1.ConfigMap, error) { return replacement, nil }
+	if err := cached.Delete(ctx, recorder, "ConfigMap", replacement.Namespace, cm.Name, current, configMaps); err != nil {
+		t.Errorf("deleting the ConfigMap the cache holds: %v", err)
+	}
+	if _, err := configMaps.Get(ctx, cm.Name, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Errorf("the ConfigMap the cache held is still there: %v", err)
 	}
 }

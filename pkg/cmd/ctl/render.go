@@ -1,7 +1,6 @@
 package ctl
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -16,7 +15,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	utilerrors "k8s.io/apimachinery/pkg/util/errors"
-	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	sigsjson "sigs.k8s.io/json"
 	"sigs.k8s.io/yaml"
 
@@ -142,22 +140,19 @@ func (in *renderInput) readFile(name string, stdin io.Reader) error {
 	}
 	// Read whole but bounded: a file is a few documents of at most
 	// schedulerconfig.MaxDocumentBytes each, and reading on would cost unbounded memory.
-	all, err := io.ReadAll(io.LimitReader(r, maxRenderInputBytes+1))
+	all, err := readBounded(r, maxRenderInputBytes)
 	if err != nil {
 		return err
 	}
 	if len(all) > maxRenderInputBytes {
 		return fmt.Errorf("%s: more than %d bytes; give the SecondaryScheduler and the ConfigMaps it names", name, maxRenderInputBytes)
 	}
-	reader := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(all)))
-	for doc := 1; ; doc++ {
-		data, err := reader.Read()
-		if err == io.EOF {
-			return nil
-		}
-		if err != nil {
-			return fmt.Errorf("%s: document %d: %w", name, doc, err)
-		}
+	docs, err := documents(all)
+	if err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	for i, data := range docs {
+		doc := i + 1
 		if len(bytes.TrimSpace(data)) == 0 {
 			continue
 		}
@@ -172,6 +167,54 @@ func (in *renderInput) readFile(name string, stdin io.Reader) error {
 			return fmt.Errorf("%s: document %d: %w", name, doc, err)
 		}
 	}
+	return nil
+}
+
+// readBounded reads r whole, and at most limit+1 bytes of it. A file's
+// size sizes the buffer: a large input is read in one allocation, not the
+// doublings of io.ReadAll, which touch three times its size.
+func readBounded(r io.Reader, limit int) ([]byte, error) {
+	var buf bytes.Buffer
+	if f, ok := r.(*os.File); ok {
+		if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
+			buf.Grow(int(min(st.Size(), int64(limit)+1)) + bytes.MinRead)
+		}
+	}
+	if _, err := buf.ReadFrom(io.LimitReader(r, int64(limit)+1)); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// documents splits a stream of YAML documents at its "---" lines, as
+// k8s.io/apimachinery's YAMLReader does, but into slices of all: that reader
+// copies a document twice, line by line into growing buffers, five times the
+// bytes of a large one. As there, a separator may be followed by a comment,
+// nothing else; it ends a document, or, when none is open, is the first line
+// of the next.
+func documents(all []byte) ([][]byte, error) {
+	var docs [][]byte
+	start := 0
+	for off := 0; off < len(all); {
+		next := len(all)
+		if i := bytes.IndexByte(all[off:], '\n'); i >= 0 {
+			next = off + i + 1
+		}
+		if rest, ok := bytes.CutPrefix(all[off:next], []byte("---")); ok {
+			if t := bytes.TrimSpace(rest); len(t) > 0 && t[0] != '#' {
+				return nil, fmt.Errorf("document %d: invalid YAML document separator: %s", len(docs)+1, t)
+			}
+			if off > start {
+				docs = append(docs, all[start:off])
+				start = next
+			}
+		}
+		off = next
+	}
+	if len(all) > start {
+		docs = append(docs, all[start:])
+	}
+	return docs, nil
 }
 
 // checkConfigMapData holds every value of a ConfigMap document (tree, as

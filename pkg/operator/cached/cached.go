@@ -26,11 +26,14 @@ type Deleter interface {
 }
 
 // Delete deletes the object the cache holds under name (get reads the
-// cache) and records it; one the cache does not hold costs no request. One
-// already gone, which a cache behind an earlier delete still holds, is not
-// recorded again.
-func Delete[T any](ctx context.Context, recorder events.Recorder, kind, namespace, name string, get func(name string) (T, error), client Deleter) error {
-	if _, err := get(name); apierrors.IsNotFound(err) {
+// cache) and records it; one the cache does not hold costs no request. The
+// delete names the cached object's UID, so the object the caller judged
+// from the cache is the one deleted: one made under the same name since is
+// left, and the delete fails with a Conflict. One already gone, which a cache
+// behind an earlier delete still holds, is not recorded again.
+func Delete[T metav1.Object](ctx context.Context, recorder events.Recorder, kind, namespace, name string, get func(name string) (T, error), client Deleter) error {
+	obj, err := get(name)
+	if apierrors.IsNotFound(err) {
 		return nil
 	} else if err != nil {
 		return err
@@ -39,7 +42,8 @@ func Delete[T any](ctx context.Context, recorder events.Recorder, kind, namespac
 	if namespace != "" {
 		qualified = namespace + "/" + name
 	}
-	switch err := client.Delete(ctx, name, metav1.DeleteOptions{}); {
+	uid := obj.GetUID()
+	switch err := client.Delete(ctx, name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}}); {
 	case apierrors.IsNotFound(err):
 		return nil
 	case err != nil:

@@ -28,9 +28,10 @@ type Deleter interface {
 // Delete deletes the object the cache holds under name (get reads the
 // cache) and records it; one the cache does not hold costs no request. The
 // delete names the cached object's UID, so the object the caller judged
-// from the cache is the one deleted: one made under the same name since is
-// left, and the delete fails with a Conflict. One already gone, which a cache
-// behind an earlier delete still holds, is not recorded again.
+// from the cache is the one deleted. One already gone, which a cache behind
+// an earlier delete still holds, is not recorded again; nor is one replaced
+// under the same name since (the precondition's Conflict): the one judged is
+// gone too, and the replacement is left to be judged when its event comes.
 func Delete[T metav1.Object](ctx context.Context, recorder events.Recorder, kind, namespace, name string, get func(name string) (T, error), client Deleter) error {
 	obj, err := get(name)
 	if apierrors.IsNotFound(err) {
@@ -44,7 +45,7 @@ func Delete[T metav1.Object](ctx context.Context, recorder events.Recorder, kind
 	}
 	uid := obj.GetUID()
 	switch err := client.Delete(ctx, name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}}); {
-	case apierrors.IsNotFound(err):
+	case apierrors.IsNotFound(err), apierrors.IsConflict(err):
 		return nil
 	case err != nil:
 		return fmt.Errorf("deleting %s %s: %w", kind, qualified, err)

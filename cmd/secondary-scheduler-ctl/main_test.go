@@ -11,8 +11,10 @@ import (
 
 // secondary-scheduler-ctl starts fast because it links neither the
 // operator's controllers nor library-go's command that serves them (and its
-// API server packages); one import of either would bring back their
-// packages' initialisation.
+// API server packages), nor library-go's resource readers and appliers and
+// its config observers (which import them): their init builds schemes of
+// every OpenShift and Kubernetes group, a third of the command's init. One
+// import of any would bring back their packages' initialisation.
 func TestLinksNoController(t *testing.T) {
 	out, err := exec.Command("go", "list", "-deps", "-f", "{{.ImportPath}}", ".").CombinedOutput()
 	if err != nil {
@@ -25,6 +27,17 @@ func TestLinksNoController(t *testing.T) {
 	} {
 		if slices.Contains(deps, controllers) {
 			t.Errorf("secondary-scheduler-ctl links %s", controllers)
+		}
+	}
+	for _, dep := range deps {
+		for _, schemes := range []string{
+			"github.com/openshift/library-go/pkg/operator/resource/",
+			"github.com/openshift/library-go/pkg/operator/configobserver",
+			"github.com/openshift/library-go/pkg/operator/resourcesynccontroller",
+		} {
+			if strings.HasPrefix(dep, schemes) {
+				t.Errorf("secondary-scheduler-ctl links %s", dep)
+			}
 		}
 	}
 	if !slices.Contains(deps, "github.com/openshift/secondary-scheduler-operator/pkg/operator/render") {

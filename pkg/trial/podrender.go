@@ -14,9 +14,8 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/utils/ptr"
 
-	"github.com/openshift/library-go/pkg/operator/resource/resourceread"
-
 	"github.com/openshift/secondary-scheduler-operator/bindata"
+	"github.com/openshift/secondary-scheduler-operator/pkg/internal/manifest"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
 )
 
@@ -77,7 +76,7 @@ func Labels(arm, trialID string) map[string]string {
 // podTemplates decodes the embedded assets once: they are ours, so a decode
 // failure is a build bug (OrDie); callers DeepCopy before patching.
 var podTemplates = sync.OnceValues(func() (*corev1.Pod, *networkingv1.NetworkPolicy) {
-	return resourceread.ReadPodV1OrDie(bindata.MustAsset(podAsset)), resourceread.ReadNetworkPolicyV1OrDie(bindata.MustAsset(policyAsset))
+	return manifest.MustDecode[*corev1.Pod](bindata.MustAsset(podAsset)), manifest.MustDecode[*networkingv1.NetworkPolicy](bindata.MustAsset(policyAsset))
 })
 
 // armObjects are an arm's objects in the cluster.

@@ -16,7 +16,7 @@ import (
 
 	"github.com/openshift/secondary-scheduler-operator/bindata"
 	secondaryschedulerv1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1"
-	"github.com/openshift/secondary-scheduler-operator/pkg/operator/configobservation"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/clusterconfig"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render"
 )
 
@@ -78,7 +78,7 @@ func (c corpusCase) inputs(t *testing.T) render.Inputs {
 // observedLayer is the layer the config observer writes for the case's
 // cluster scheduling profile, nil for none.
 func (c corpusCase) observedLayer(t *testing.T) map[string]interface{} {
-	layer, err := configobservation.SchedulerProfileLayer(c.ClusterProfile)
+	layer, err := clusterconfig.SchedulerProfileLayer(c.ClusterProfile)
 	if err != nil {
 		t.Fatalf("case %q: %v", c.Name, err)
 	}

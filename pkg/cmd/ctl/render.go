@@ -21,7 +21,7 @@ import (
 	configv1 "github.com/openshift/api/config/v1"
 
 	secondaryschedulerv1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1"
-	"github.com/openshift/secondary-scheduler-operator/pkg/operator/configobservation"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/clusterconfig"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render/schedulerconfig"
@@ -342,7 +342,7 @@ func observe(ss *secondaryschedulerv1.SecondaryScheduler, objs []runtime.Object)
 			return fmt.Errorf("spec.observedConfig: %w", err)
 		}
 	}
-	observed, err := configobservation.ObserveObjects(existing, objs...)
+	observed, err := clusterconfig.ObserveObjects(existing, objs...)
 	if err != nil {
 		return err
 	}

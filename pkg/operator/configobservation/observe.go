@@ -1,11 +1,9 @@
 package configobservation
 
 import (
-	"encoding/json"
 	"fmt"
 	"reflect"
 
-	configv1 "github.com/openshift/api/config/v1"
 	configlistersv1 "github.com/openshift/client-go/config/listers/config/v1"
 	"github.com/openshift/library-go/pkg/operator/configobserver"
 	"github.com/openshift/library-go/pkg/operator/configobserver/apiserver"
@@ -13,11 +11,9 @@ import (
 	"github.com/openshift/library-go/pkg/operator/resourcesynccontroller"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	utiljson "k8s.io/apimachinery/pkg/util/json"
 	"k8s.io/client-go/tools/cache"
-	"sigs.k8s.io/yaml"
 
-	"github.com/openshift/secondary-scheduler-operator/bindata"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/clusterconfig"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render"
 )
 
@@ -65,7 +61,7 @@ func ObserveSchedulerProfile(genericListers configobserver.Listers, recorder eve
 	if err != nil {
 		return previous, []error{err}
 	}
-	layer, err := SchedulerProfileLayer(scheduler.Spec.Profile)
+	layer, err := clusterconfig.SchedulerProfileLayer(scheduler.Spec.Profile)
 	if err != nil {
 		return previous, []error{fmt.Errorf("schedulers.config.openshift.io/cluster: %w", err)}
 	}
@@ -79,57 +75,4 @@ func ObserveSchedulerProfile(genericListers configobserver.Listers, recorder eve
 		recorder.Eventf("ObserveSchedulerProfile", "scheduler profile %q observed", scheduler.Spec.Profile)
 	}
 	return observed, nil
-}
-
-// profileAssetDir holds one sparse layer per cluster scheduling profile that has
-// one, named after the profile in lower case with dashes.
-const profileAssetDir = "assets/config/profiles/"
-
-// profileAssets maps each cluster scheduling profile that changes the
-// configuration to its layer in bindata. Each file's header says why the profile
-// does what it does.
-var profileAssets = map[configv1.SchedulerProfile]string{
-	configv1.HighNodeUtilization: profileAssetDir + "high-node-utilization.yaml",
-	configv1.NoScoring:           profileAssetDir + "no-scoring.yaml",
-}
-
-// SchedulerProfileLayer maps a cluster scheduling profile to a sparse v1 layer
-// for the default profile (secondary-scheduler), mirroring what
-// cluster-kube-scheduler-operator does for the default scheduler:
-//
-//   - LowNodeUtilization (and ""): kube-scheduler's defaults, no layer (nil);
-//   - HighNodeUtilization (assets/config/profiles/high-node-utilization.yaml):
-//     NodeResourcesFit scores MostAllocated with weight 5 and
-//     NodeResourcesBalancedAllocation is off, packing pods onto fewer nodes;
-//   - NoScoring (assets/config/profiles/no-scoring.yaml): every preScore and
-//     score plugin is off, for the lowest latency.
-//
-// Each call returns a freshly decoded value that the caller may change; integers
-// decode to int64, as in any unstructured object.
-//
-// Profiles an administrator writes under other names are not touched (see
-// package render's doc). profileCustomizations.dynamicResourceAllocation is not
-// mapped: DynamicResources is on by default in every v1 scheduler that needs it.
-func SchedulerProfileLayer(profile configv1.SchedulerProfile) (map[string]interface{}, error) {
-	if profile == "" || profile == configv1.LowNodeUtilization {
-		return nil, nil
-	}
-	asset, ok := profileAssets[profile]
-	if !ok {
-		return nil, fmt.Errorf("spec.profile: %q is not one of LowNodeUtilization, HighNodeUtilization, NoScoring", profile)
-	}
-	data, err := bindata.Asset(asset)
-	if err != nil {
-		return nil, err
-	}
-	var layer map[string]interface{}
-	useNumber := func(d *json.Decoder) *json.Decoder { d.UseNumber(); return d }
-	if err := yaml.UnmarshalStrict(data, &layer, useNumber); err != nil {
-		return nil, fmt.Errorf("%s: %w", asset, err)
-	}
-	// json.Number to int64 (or float64), the types the Go literals held.
-	if err := utiljson.ConvertMapNumbers(layer, 0); err != nil {
-		return nil, fmt.Errorf("%s: %w", asset, err)
-	}
-	return layer, nil
 }

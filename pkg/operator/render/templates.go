@@ -9,9 +9,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	"github.com/openshift/library-go/pkg/operator/resource/resourceread"
-
 	"github.com/openshift/secondary-scheduler-operator/bindata"
+	"github.com/openshift/secondary-scheduler-operator/pkg/internal/manifest"
 )
 
 // Asset paths in package bindata.
@@ -68,19 +67,19 @@ type parsedTemplates struct {
 var templates = sync.OnceValue(func() *parsedTemplates {
 	a := bindata.MustAsset
 	return &parsedTemplates{
-		namespace:               resourceread.ReadNamespaceV1OrDie(a(NamespaceAsset)),
-		serviceAccount:          resourceread.ReadServiceAccountV1OrDie(a(ServiceAccountAsset)),
-		operandBinding:          resourceread.ReadClusterRoleBindingV1OrDie(a(OperandBindingAsset)),
-		authReaderBinding:       resourceread.ReadRoleBindingV1OrDie(a(AuthenticationReaderAsset)),
-		leaderElectionRole:      resourceread.ReadRoleV1OrDie(a(LeaderElectionRoleAsset)),
-		leaderElectionBinding:   resourceread.ReadRoleBindingV1OrDie(a(LeaderElectionRoleBindingAsset)),
-		service:                 resourceread.ReadServiceV1OrDie(a(ServiceAsset)),
-		extraClusterRole:        resourceread.ReadClusterRoleV1OrDie(a(extraClusterRoleAsset)),
-		extraClusterRoleBinding: resourceread.ReadClusterRoleBindingV1OrDie(a(extraClusterRoleBindingAsset)),
-		extraRole:               resourceread.ReadRoleV1OrDie(a(extraRoleAsset)),
-		extraRoleBinding:        resourceread.ReadRoleBindingV1OrDie(a(extraRoleBindingAsset)),
-		configMap:               resourceread.ReadConfigMapV1OrDie(a(configMapAsset)),
-		deployment:              resourceread.ReadDeploymentV1OrDie(a(deploymentAsset)),
+		namespace:               manifest.MustDecode[*corev1.Namespace](a(NamespaceAsset)),
+		serviceAccount:          manifest.MustDecode[*corev1.ServiceAccount](a(ServiceAccountAsset)),
+		operandBinding:          manifest.MustDecode[*rbacv1.ClusterRoleBinding](a(OperandBindingAsset)),
+		authReaderBinding:       manifest.MustDecode[*rbacv1.RoleBinding](a(AuthenticationReaderAsset)),
+		leaderElectionRole:      manifest.MustDecode[*rbacv1.Role](a(LeaderElectionRoleAsset)),
+		leaderElectionBinding:   manifest.MustDecode[*rbacv1.RoleBinding](a(LeaderElectionRoleBindingAsset)),
+		service:                 manifest.MustDecode[*corev1.Service](a(ServiceAsset)),
+		extraClusterRole:        manifest.MustDecode[*rbacv1.ClusterRole](a(extraClusterRoleAsset)),
+		extraClusterRoleBinding: manifest.MustDecode[*rbacv1.ClusterRoleBinding](a(extraClusterRoleBindingAsset)),
+		extraRole:               manifest.MustDecode[*rbacv1.Role](a(extraRoleAsset)),
+		extraRoleBinding:        manifest.MustDecode[*rbacv1.RoleBinding](a(extraRoleBindingAsset)),
+		configMap:               manifest.MustDecode[*corev1.ConfigMap](a(configMapAsset)),
+		deployment:              manifest.MustDecode[*appsv1.Deployment](a(deploymentAsset)),
 	}
 })
 

@@ -89,8 +89,10 @@ func OperandBindingName() string {
 	return templates().operandBinding.Name
 }
 
-// setTypeMeta sets apiVersion and kind, which the decoders leave empty, so the
-// objects print (and apply) as complete manifests.
+// setTypeMeta sets apiVersion and kind, so every object prints (and applies)
+// as a complete manifest whatever built it. The decoded templates carry them
+// already (manifest.MustDecode keeps them, as resourceread does); an object
+// built in code would not.
 func setTypeMeta(obj runtime.Object) {
 	var gv, kind string
 	switch obj.(type) {

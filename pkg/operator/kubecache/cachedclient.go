@@ -52,27 +52,24 @@ type cachedClientset struct {
 	informers v1helpers.KubeInformersForNamespaces
 }
 
-// cached returns a copy of a cached object, as a live GET would.
-func cached[T interface{ DeepCopy() T }](obj T, err error) (T, error) {
+// cachedOrLive returns a copy of a cached object, as a live GET would, and
+// asks the API server about an object the cache does not hold. A miss is not
+// proof of absence: the cache lags the operator's own writes (a sync right
+// after the one that created an object can run before the object's event
+// arrives), and the label-filtered caches (cluster-scoped, kube-system) hold
+// no object whose label was removed by hand. Creating such an object again
+// fails with AlreadyExists; read live, the apply that follows compares with
+// it and updates it if it must. A converged operator misses nothing, so this
+// costs a GET only before it creates or adopts an object.
+func cachedOrLive[T interface{ DeepCopy() T }](obj T, err error, live func() (T, error)) (T, error) {
+	if apierrors.IsNotFound(err) {
+		return live()
+	}
 	if err != nil {
 		var zero T
 		return zero, err
 	}
 	return obj.DeepCopy(), nil
-}
-
-// cachedOrLive is cached for the caches that hold only objects labelled as
-// the operator's (cluster-scoped, kube-system): an object whose label was
-// removed by hand is not in them, yet exists, and creating it again would
-// fail with AlreadyExists forever. A miss there is asked of the API server,
-// so the apply that follows updates the object and puts the label back. A
-// converged operator misses nothing, so this costs a GET only before it
-// creates or adopts an object.
-func cachedOrLive[T interface{ DeepCopy() T }](obj T, err error, live func() (T, error)) (T, error) {
-	if apierrors.IsNotFound(err) {
-		return live()
-	}
-	return cached(obj, err)
 }
 
 func (c *cachedClientset) CoreV1() corev1client.CoreV1Interface {
@@ -116,8 +113,9 @@ type serviceAccounts struct {
 	ns string
 }
 
-func (s serviceAccounts) Get(_ context.Context, name string, _ metav1.GetOptions) (*corev1.ServiceAccount, error) {
-	return cached(s.c.informers.InformersFor(s.ns).Core().V1().ServiceAccounts().Lister().ServiceAccounts(s.ns).Get(name))
+func (s serviceAccounts) Get(ctx context.Context, name string, opts metav1.GetOptions) (*corev1.ServiceAccount, error) {
+	obj, err := s.c.informers.InformersFor(s.ns).Core().V1().ServiceAccounts().Lister().ServiceAccounts(s.ns).Get(name)
+	return cachedOrLive(obj, err, func() (*corev1.ServiceAccount, error) { return s.ServiceAccountInterface.Get(ctx, name, opts) })
 }
 
 func (v *cachedCoreV1) ServiceAccounts(ns string) corev1client.ServiceAccountInterface {
@@ -134,8 +132,9 @@ type services struct {
 	ns string
 }
 
-func (s services) Get(_ context.Context, name string, _ metav1.GetOptions) (*corev1.Service, error) {
-	return cached(s.c.informers.InformersFor(s.ns).Core().V1().Services().Lister().Services(s.ns).Get(name))
+func (s services) Get(ctx context.Context, name string, opts metav1.GetOptions) (*corev1.Service, error) {
+	obj, err := s.c.informers.InformersFor(s.ns).Core().V1().Services().Lister().Services(s.ns).Get(name)
+	return cachedOrLive(obj, err, func() (*corev1.Service, error) { return s.ServiceInterface.Get(ctx, name, opts) })
 }
 
 func (v *cachedCoreV1) Services(ns string) corev1client.ServiceInterface {
@@ -152,8 +151,9 @@ type configMaps struct {
 	ns string
 }
 
-func (s configMaps) Get(_ context.Context, name string, _ metav1.GetOptions) (*corev1.ConfigMap, error) {
-	return cached(s.c.informers.InformersFor(s.ns).Core().V1().ConfigMaps().Lister().ConfigMaps(s.ns).Get(name))
+func (s configMaps) Get(ctx context.Context, name string, opts metav1.GetOptions) (*corev1.ConfigMap, error) {
+	obj, err := s.c.informers.InformersFor(s.ns).Core().V1().ConfigMaps().Lister().ConfigMaps(s.ns).Get(name)
+	return cachedOrLive(obj, err, func() (*corev1.ConfigMap, error) { return s.ConfigMapInterface.Get(ctx, name, opts) })
 }
 
 func (v *cachedCoreV1) ConfigMaps(ns string) corev1client.ConfigMapInterface {
@@ -211,8 +211,9 @@ type roles struct {
 	ns string
 }
 
-func (s roles) Get(_ context.Context, name string, _ metav1.GetOptions) (*rbacv1.Role, error) {
-	return cached(s.c.informers.InformersFor(s.ns).Rbac().V1().Roles().Lister().Roles(s.ns).Get(name))
+func (s roles) Get(ctx context.Context, name string, opts metav1.GetOptions) (*rbacv1.Role, error) {
+	obj, err := s.c.informers.InformersFor(s.ns).Rbac().V1().Roles().Lister().Roles(s.ns).Get(name)
+	return cachedOrLive(obj, err, func() (*rbacv1.Role, error) { return s.RoleInterface.Get(ctx, name, opts) })
 }
 
 func (v *cachedRbacV1) Roles(ns string) rbacv1client.RoleInterface {
@@ -231,9 +232,6 @@ type roleBindings struct {
 
 func (s roleBindings) Get(ctx context.Context, name string, opts metav1.GetOptions) (*rbacv1.RoleBinding, error) {
 	obj, err := s.c.informers.InformersFor(s.ns).Rbac().V1().RoleBindings().Lister().RoleBindings(s.ns).Get(name)
-	if s.ns != KubeSystemNamespace { // the operand namespace is cached whole
-		return cached(obj, err)
-	}
 	return cachedOrLive(obj, err, func() (*rbacv1.RoleBinding, error) { return s.RoleBindingInterface.Get(ctx, name, opts) })
 }
 
@@ -256,8 +254,9 @@ type deployments struct {
 	ns string
 }
 
-func (s deployments) Get(_ context.Context, name string, _ metav1.GetOptions) (*appsv1.Deployment, error) {
-	return cached(s.c.informers.InformersFor(s.ns).Apps().V1().Deployments().Lister().Deployments(s.ns).Get(name))
+func (s deployments) Get(ctx context.Context, name string, opts metav1.GetOptions) (*appsv1.Deployment, error) {
+	obj, err := s.c.informers.InformersFor(s.ns).Apps().V1().Deployments().Lister().Deployments(s.ns).Get(name)
+	return cachedOrLive(obj, err, func() (*appsv1.Deployment, error) { return s.DeploymentInterface.Get(ctx, name, opts) })
 }
 
 func (v *cachedAppsV1) Deployments(ns string) appsv1client.DeploymentInterface {

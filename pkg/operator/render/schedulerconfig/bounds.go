@@ -1,6 +1,7 @@
 package schedulerconfig
 
 import (
+	"bytes"
 	"fmt"
 
 	yamlv3 "go.yaml.in/yaml/v3"
@@ -18,8 +19,9 @@ const MaxDocumentBytes = 1 << 20
 // nested a few deep are billions of values, the "billion laughs"); no
 // scheduler configuration or manifest needs one. The check parses into
 // yaml.v3's node tree, which keeps an alias as a reference, so it costs time
-// and memory in proportion to the text. A document that does not parse is
-// left to the decoder that follows, which reports it with its line.
+// and memory in proportion to the text, and less for an anchor near the top
+// (earlyAnchor). A document that does not parse is left to the decoder that
+// follows, which reports it with its line.
 func CheckDocument(data []byte) error {
 	_, err := CheckedTree(data)
 	return err
@@ -32,15 +34,54 @@ func CheckedTree(data []byte) (*yamlv3.Node, error) {
 	if len(data) > MaxDocumentBytes {
 		return nil, fmt.Errorf("is %d bytes; at most %d are read", len(data), MaxDocumentBytes)
 	}
+	if n := earlyAnchor(data); n != nil {
+		return nil, anchorError(n)
+	}
 	var doc yamlv3.Node
 	if err := yamlv3.Unmarshal(data, &doc); err != nil {
 		return nil, nil
 	}
 	if n := firstAnchor(&doc); n != nil {
-		return nil, fmt.Errorf("line %d: YAML anchors and aliases (&name, *name) are not accepted, so a document cannot "+
-			"expand past its own size; write the values out in full", n.Line)
+		return nil, anchorError(n)
 	}
 	return &doc, nil
+}
+
+func anchorError(n *yamlv3.Node) error {
+	return fmt.Errorf("line %d: YAML anchors and aliases (&name, *name) are not accepted, so a document cannot "+
+		"expand past its own size; write the values out in full", n.Line)
+}
+
+// earlyAnchorBytes bounds where earlyAnchor looks, so that it costs a small
+// parse at most, whatever it finds.
+const earlyAnchorBytes = 64 << 10
+
+// earlyAnchor finds an anchor or alias in the first earlyAnchorBytes of data
+// without parsing the rest: an anchor comes before the node it names, so a
+// document that aliases a large value has its anchor ahead of it, and
+// parsing the value (a megabyte scanned byte by byte) would be wasted. YAML
+// is read from left to right, so what a byte means depends only on what
+// comes before it: the text up to the first '&' or '*' and the name after
+// it, parsed alone, holds an anchor or alias exactly where data does. When it
+// holds none (the byte was in a string, a comment, a tag) or does not parse
+// (a quoted string or flow collection left open, an alias whose anchor is
+// elsewhere), it proves nothing, and nil sends data to the whole parse.
+func earlyAnchor(data []byte) *yamlv3.Node {
+	head := data[:min(len(data), earlyAnchorBytes)]
+	at := bytes.IndexAny(head, "&*")
+	if at < 0 {
+		return nil
+	}
+	end := len(head) // after the name, which ends at a space or a flow indicator
+	if n := bytes.IndexAny(head[at+1:], " \t\r\n,[]{}"); n >= 0 {
+		end = at + 1 + n
+	}
+	prefix := append(head[:end:end], '\n') // a copy: data is not the prefix's to change
+	var doc yamlv3.Node
+	if err := yamlv3.Unmarshal(prefix, &doc); err != nil {
+		return nil
+	}
+	return firstAnchor(&doc)
 }
 
 // firstAnchor returns the first node that defines an anchor or is an alias.

@@ -1,8 +1,11 @@
 package schedulerconfig
 
 import (
+	"fmt"
 	"strings"
 	"testing"
+
+	yamlv3 "go.yaml.in/yaml/v3"
 )
 
 func TestDocumentBounds(t *testing.T) {
@@ -27,4 +30,86 @@ func TestDocumentBounds(t *testing.T) {
 	if _, problems, err := Merge(user(many)); err != nil || len(problems) > 0 {
 		t.Errorf("100,000 plain values: %q, %v", problems, err)
 	}
+}
+
+// An anchor near the top is refused from the text before it; a '&' or '*'
+// that is not an anchor or alias there leaves the document to the whole
+// parse, which refuses a later anchor and passes a document with none.
+func TestEarlyAnchor(t *testing.T) {
+	large := strings.Repeat("x", 900<<10)
+	tests := []struct {
+		name, config string
+		early        bool // refused by earlyAnchor, without the whole parse
+		line         int  // the line CheckDocument names, 0 for no refusal
+	}{
+		{"a large anchored value", "s: &s " + large + "\nl: [*s, *s]\n", true, 1},
+		{"an anchor on a mapping", "a: 1\nb: &m\n  c: 2\nd: *m\n", true, 2},
+		{"an anchor on a key", "&k key: v\n", true, 1},
+		{"in a quoted string, then an anchor", "a: \"x & y\"\nb: &b 1\n", false, 2},
+		{"in a plain scalar", "a: x&y *z\n", false, 0},
+		{"in a continued plain scalar", "a: x\n  &y z\n", false, 0},
+		{"in a block scalar", "a: |\n  &x\nb: &b 1\n", false, 3},
+		{"in a comment", "# &x\na: 1\n", false, 0},
+		{"in a tag", "a: !x&y 1\n", false, 0},
+		{"an alias before its anchor", "a: *x\n", false, 0}, // does not parse: the decoder names it
+		{"in a flow sequence", "a: [&x 1, *x]\n", false, 1},
+		{"in a second document", "a: 1\n---\nb: &x 2\n", false, 0}, // the decoders read the first document
+		{"past the early bytes", "a: " + large + "\nb: &b 1\n", false, 2},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if early := earlyAnchor([]byte(tc.config)) != nil; early != tc.early {
+				t.Errorf("earlyAnchor found one: %v, want %v", early, tc.early)
+			}
+			err := CheckDocument([]byte(tc.config))
+			if tc.line == 0 {
+				if err != nil {
+					t.Errorf("refused: %v", err)
+				}
+				return
+			}
+			if want := fmt.Sprintf("line %d: YAML anchors and aliases", tc.line); err == nil || !strings.HasPrefix(err.Error(), want) {
+				t.Errorf("CheckDocument: %v, want %q", err, want)
+			}
+		})
+	}
+}
+
+// FuzzCheckedTree holds CheckedTree, with its early look for an anchor, to
+// the whole parse alone: for every document that parses, the same refusal
+// naming the same line, or the same tree. One that does not parse may be
+// refused early for the anchor it holds, or left to the decoder.
+//
+//	go test ./pkg/operator/render/schedulerconfig/ -run '^$' -fuzz FuzzCheckedTree -fuzztime 60s
+func FuzzCheckedTree(f *testing.F) {
+	for _, seed := range []string{
+		"a: &a 1\nb: *a\n", "a: \"&\"\nb: &b 1\n", "a: |\n  &x\n", "&k k: v\n", "a:\n  &m\n  b: 1\n",
+		"a: [&x 1, *x]\n", "- &a\n- *a\n", "? &k a\n: b\n", "a: !t&x 1\n", "a: 'x\n  &y'\n", "a: x\n  *y\n",
+		"%YAML 1.2\n---\n&a x\n", "a: 1\n---\nb: &x\n", "a: >\n  *x\n&b c: 1\n", "{&a a: *a}\n",
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		tree, err := CheckedTree(data)
+		var whole yamlv3.Node
+		if yamlv3.Unmarshal(data, &whole) != nil {
+			if tree != nil {
+				t.Fatalf("a tree for a document that does not parse")
+			}
+			if err != nil && !strings.Contains(err.Error(), "YAML anchors") {
+				t.Fatalf("refused for another reason: %v", err)
+			}
+			return
+		}
+		var want error
+		if n := firstAnchor(&whole); n != nil {
+			want = anchorError(n)
+		}
+		if fmt.Sprint(err) != fmt.Sprint(want) {
+			t.Fatalf("CheckedTree: %v\nthe whole parse: %v", err, want)
+		}
+		if want == nil && tree == nil {
+			t.Fatalf("no tree for a document that parses")
+		}
+	})
 }

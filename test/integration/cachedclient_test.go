@@ -48,7 +48,7 @@ func TestCachedClientAsksAboutWhatTheCacheMisses(t *testing.T) {
 		remove func() error
 	}
 	core, rbac, apps := kube.CoreV1(), kube.RbacV1(), kube.AppsV1()
-	cached := func(obj metav1.Object, err error) (metav1.Object, error) { return obj, err }
+	asObject := func(obj metav1.Object, err error) (metav1.Object, error) { return obj, err }
 	uid := func(obj metav1.Object, err error) (types.UID, error) {
 		if err != nil {
 			return "", err
@@ -61,7 +61,7 @@ func TestCachedClientAsksAboutWhatTheCacheMisses(t *testing.T) {
 				return uid(core.ServiceAccounts(operandNS).Create(ctx, &corev1.ServiceAccount{ObjectMeta: meta}, metav1.CreateOptions{}))
 			},
 			func() (metav1.Object, error) {
-				return cached(client.CoreV1().ServiceAccounts(operandNS).Get(ctx, name, metav1.GetOptions{}))
+				return asObject(client.CoreV1().ServiceAccounts(operandNS).Get(ctx, name, metav1.GetOptions{}))
 			},
 			func() error { return core.ServiceAccounts(operandNS).Delete(ctx, name, metav1.DeleteOptions{}) }},
 		{"Service",
@@ -70,7 +70,7 @@ func TestCachedClientAsksAboutWhatTheCacheMisses(t *testing.T) {
 					Spec: corev1.ServiceSpec{Ports: []corev1.ServicePort{{Port: 443}}}}, metav1.CreateOptions{}))
 			},
 			func() (metav1.Object, error) {
-				return cached(client.CoreV1().Services(operandNS).Get(ctx, name, metav1.GetOptions{}))
+				return asObject(client.CoreV1().Services(operandNS).Get(ctx, name, metav1.GetOptions{}))
 			},
 			func() error { return core.Services(operandNS).Delete(ctx, name, metav1.DeleteOptions{}) }},
 		{"ConfigMap",
@@ -78,7 +78,7 @@ func TestCachedClientAsksAboutWhatTheCacheMisses(t *testing.T) {
 				return uid(core.ConfigMaps(operandNS).Create(ctx, &corev1.ConfigMap{ObjectMeta: meta}, metav1.CreateOptions{}))
 			},
 			func() (metav1.Object, error) {
-				return cached(client.CoreV1().ConfigMaps(operandNS).Get(ctx, name, metav1.GetOptions{}))
+				return asObject(client.CoreV1().ConfigMaps(operandNS).Get(ctx, name, metav1.GetOptions{}))
 			},
 			func() error { return core.ConfigMaps(operandNS).Delete(ctx, name, metav1.DeleteOptions{}) }},
 		{"Role",
@@ -86,7 +86,7 @@ func TestCachedClientAsksAboutWhatTheCacheMisses(t *testing.T) {
 				return uid(rbac.Roles(operandNS).Create(ctx, &rbacv1.Role{ObjectMeta: meta}, metav1.CreateOptions{}))
 			},
 			func() (metav1.Object, error) {
-				return cached(client.RbacV1().Roles(operandNS).Get(ctx, name, metav1.GetOptions{}))
+				return asObject(client.RbacV1().Roles(operandNS).Get(ctx, name, metav1.GetOptions{}))
 			},
 			func() error { return rbac.Roles(operandNS).Delete(ctx, name, metav1.DeleteOptions{}) }},
 		{"RoleBinding",
@@ -94,7 +94,7 @@ func TestCachedClientAsksAboutWhatTheCacheMisses(t *testing.T) {
 				return uid(rbac.RoleBindings(operandNS).Create(ctx, bindingTo("first"), metav1.CreateOptions{}))
 			},
 			func() (metav1.Object, error) {
-				return cached(client.RbacV1().RoleBindings(operandNS).Get(ctx, name, metav1.GetOptions{}))
+				return asObject(client.RbacV1().RoleBindings(operandNS).Get(ctx, name, metav1.GetOptions{}))
 			},
 			func() error { return rbac.RoleBindings(operandNS).Delete(ctx, name, metav1.DeleteOptions{}) }},
 		{"Deployment",
@@ -106,7 +106,7 @@ func TestCachedClientAsksAboutWhatTheCacheMisses(t *testing.T) {
 				}}, metav1.CreateOptions{}))
 			},
 			func() (metav1.Object, error) {
-				return cached(client.AppsV1().Deployments(operandNS).Get(ctx, name, metav1.GetOptions{}))
+				return asObject(client.AppsV1().Deployments(operandNS).Get(ctx, name, metav1.GetOptions{}))
 			},
 			func() error { return apps.Deployments(operandNS).Delete(ctx, name, metav1.DeleteOptions{}) }},
 	}

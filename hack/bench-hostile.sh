@@ -47,12 +47,12 @@ load="BenchmarkHostile/load/simulators=${HOSTILE_SIMULATORS},annotations-KiB=${H
   echo "${load} heap-max-MiB < 64"
   echo "${load} cr-change-to-template-p99-ms < 100"
   echo "${load} foreign-objects-left = $((2 * HOSTILE_FOREIGN))"
-  for c in aliases-400KB string-900KB-aliased-500 nested-aliases-1e9; do
+  for c in aliases-400KB string-900KB-aliased-500 nested-aliases-1e9 values-900KB; do
     echo "BenchmarkHostile/configmap=${c}/controller refused-p99-ms < 100"
     echo "BenchmarkHostile/configmap=${c}/controller allocated-max-MiB < 64"
     echo "BenchmarkHostile/configmap=${c}/controller heap-max-MiB < 64"
   done
-  for c in aliases-400KB string-900KB-aliased-500 nested-aliases-1e9 over-1MiB; do
+  for c in aliases-400KB string-900KB-aliased-500 nested-aliases-1e9 values-900KB over-1MiB; do
     for command in render diff; do
       echo "BenchmarkHostile/configmap=${c}/${command} wall-p99-ms < 100"
       echo "BenchmarkHostile/configmap=${c}/${command} charged-peak-max-MiB < 64"

@@ -26,12 +26,15 @@ const header = "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerC
 // Cases are the shapes measured before the bounds: a 400 KB layer whose
 // aliases expand to hundreds of copies of one long string (13.4 s and 2.7 GiB
 // then), a 900 KB string aliased 500 times (8 s and 2.1 GiB), nested aliases
-// that expand to 10^9 values, and a document over the 1 MiB bound.
+// that expand to 10^9 values, 900 KB of one-character values (no alias, but
+// each a node of every parser's tree: over 100 MB), and a document over the
+// 1 MiB bound.
 func Cases() []Case {
 	return []Case{
 		{Name: "aliases-400KB", Config: aliased(390<<10, 300), FitsConfigMap: true},
 		{Name: "string-900KB-aliased-500", Config: aliased(900<<10, 500), FitsConfigMap: true},
 		{Name: "nested-aliases-1e9", Config: nested(), FitsConfigMap: true},
+		{Name: "values-900KB", Config: header + "x: [" + strings.Repeat("1,", 450<<10) + "1]\n", FitsConfigMap: true},
 		{Name: "over-1MiB", Config: header + "# " + strings.Repeat("x", 3<<19) + "\n"},
 	}
 }

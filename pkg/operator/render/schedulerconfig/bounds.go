@@ -13,8 +13,18 @@ import (
 // ConfigMap holds at most 1 MiB, and a real scheduler configuration is a few KiB.
 const MaxDocumentBytes = 1 << 20
 
+// MaxIndicators bounds the characters that can begin a YAML entry or value
+// (',' ':' '-' '?' '[' '{'), counted wherever they stand, in strings and
+// comments too. A parsed document's nodes but two (the document and its
+// root) each owe their place to one of them, and none owes it to more than
+// three, so a document under the bound parses to at most 3*MaxIndicators+2
+// nodes, about 10 MB of yaml.v3's tree, however short its values: within
+// MaxDocumentBytes alone, a megabyte of one-character values parses to half a
+// million nodes and over 100 MB. A scheduler configuration has a few hundred.
+const MaxIndicators = 16 << 10
+
 // CheckDocument refuses, before anything decodes it, a document that is too
-// big or uses YAML anchors and aliases (&name, *name, <<: *name). An alias is
+// big, holds more than MaxIndicators entries, or uses YAML anchors and aliases (&name, *name, <<: *name). An alias is
 // the one way a document expands past its own size (a few hundred aliases
 // nested a few deep are billions of values, the "billion laughs"); no
 // scheduler configuration or manifest needs one. The check parses into
@@ -34,6 +44,11 @@ func CheckedTree(data []byte) (*yamlv3.Node, error) {
 	if len(data) > MaxDocumentBytes {
 		return nil, fmt.Errorf("is %d bytes; at most %d are read", len(data), MaxDocumentBytes)
 	}
+	if line := indicatorOverflow(data); line > 0 {
+		return nil, fmt.Errorf("line %d: more than %d of the characters that begin YAML entries and values "+
+			"(, : - ? [ {), counted in strings and comments too, where a scheduler configuration and its manifests "+
+			"need a few hundred; remove the entries that are not needed", line, MaxIndicators)
+	}
 	if n := earlyAnchor(data); n != nil {
 		return nil, anchorError(n)
 	}
@@ -45,6 +60,23 @@ func CheckedTree(data []byte) (*yamlv3.Node, error) {
 		return nil, anchorError(n)
 	}
 	return &doc, nil
+}
+
+// isIndicator marks the bytes MaxIndicators counts.
+var isIndicator = [256]bool{',': true, ':': true, '-': true, '?': true, '[': true, '{': true}
+
+// indicatorOverflow is the line of the indicator that takes data past
+// MaxIndicators, or 0 when data holds no more than that.
+func indicatorOverflow(data []byte) int {
+	count := 0
+	for i, c := range data {
+		if isIndicator[c] {
+			if count++; count > MaxIndicators {
+				return 1 + bytes.Count(data[:i], []byte{'\n'})
+			}
+		}
+	}
+	return 0
 }
 
 func anchorError(n *yamlv3.Node) error {

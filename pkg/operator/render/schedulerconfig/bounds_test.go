@@ -25,10 +25,23 @@ func TestDocumentBounds(t *testing.T) {
 			}
 		})
 	}
-	// Many plain values cost what their text costs, and are fine.
-	many := "profiles:\n- schedulerName: a\n  pluginConfig:\n  - name: X\n    args: {v: [" + strings.TrimSuffix(strings.Repeat("1,", 100000), ",") + "]}\n"
-	if _, problems, err := Merge(user(many)); err != nil || len(problems) > 0 {
-		t.Errorf("100,000 plain values: %q, %v", problems, err)
+	// Plain values within MaxIndicators are fine; one more indicator is
+	// refused, naming the line that crossed the bound.
+	values := func(n int) string {
+		// 10 indicators and n-1 commas, value i on line 4+i
+		return "profiles:\n- schedulerName: a\n  pluginConfig:\n  - name: X\n    args: {v: [" + strings.TrimSuffix(strings.Repeat("1,\n", n), ",\n") + "]}\n"
+	}
+	atBound := values(MaxIndicators - 9)
+	if got := strings.Count(atBound, ",") + strings.Count(atBound, ":") + strings.Count(atBound, "-") + strings.Count(atBound, "[") + strings.Count(atBound, "{"); got != MaxIndicators {
+		t.Fatalf("the document at the bound holds %d indicators", got)
+	}
+	if _, problems, err := Merge(user(atBound)); err != nil || len(problems) > 0 {
+		t.Errorf("%d indicators: %q, %v", MaxIndicators, problems, err)
+	}
+	over := values(MaxIndicators - 8)
+	want := fmt.Sprintf("line %d: more than %d of the characters that begin YAML entries", 4+MaxIndicators-9, MaxIndicators)
+	if _, problems, err := Merge(user(over)); err != nil || len(problems) != 1 || !strings.Contains(problems[0], want) {
+		t.Errorf("%d indicators: %q, %v; want %q", MaxIndicators+1, problems, err, want)
 	}
 }
 
@@ -112,4 +125,45 @@ func FuzzCheckedTree(f *testing.F) {
 			t.Fatalf("no tree for a document that parses")
 		}
 	})
+}
+
+// FuzzIndicatorsBoundNodes holds MaxIndicators to what it promises: a
+// document that parses has at most three nodes per indicator, and two more.
+//
+//	go test ./pkg/operator/render/schedulerconfig/ -run '^$' -fuzz FuzzIndicatorsBoundNodes -fuzztime 60s
+func FuzzIndicatorsBoundNodes(f *testing.F) {
+	for _, seed := range []string{
+		"", "a", "{a}", "{a, b}", "[a]", "[a: b]", "[? ]", "{?}", "- a: b", "- - - a", "? - a", "a:\nb:\n",
+		"[{a},{a}]", "- {a}\n- {b}\n", "? a\n? b\n", "a: [1, {b, c: [d]}]\n", "!!map {}", "[*a]", "{a: *b}",
+		"a: |\n  - x\n", "%YAML 1.2\n---\n{a}\n", ": a\n", "- \n-\n", "[a, b, ]", "{a: [], b: {}}",
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var doc yamlv3.Node
+		if yamlv3.Unmarshal(data, &doc) != nil {
+			return
+		}
+		indicators := 0
+		for _, c := range data {
+			if isIndicator[c] {
+				indicators++
+			}
+		}
+		if nodes := countNodes(&doc); nodes > 3*indicators+2 {
+			t.Fatalf("%d nodes from %d indicators", nodes, indicators)
+		}
+	})
+}
+
+// countNodes counts the nodes of a tree, an alias as one.
+func countNodes(n *yamlv3.Node) int {
+	count := 1
+	if n.Kind == yamlv3.AliasNode {
+		return count
+	}
+	for _, child := range n.Content {
+		count += countNodes(child)
+	}
+	return count
 }

@@ -69,5 +69,6 @@
 // # Bounds
 //
 // Every document is held to CheckDocument before it is decoded: at most
-// MaxDocumentBytes, and no YAML anchors or aliases.
+// MaxDocumentBytes, at most MaxIndicators of the characters that begin
+// entries and values, and no YAML anchors or aliases.
 package schedulerconfig

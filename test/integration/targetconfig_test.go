@@ -23,6 +23,7 @@ import (
 	secondaryschedulerv1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/cached"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render/schedulerconfig"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/targetconfigcontroller"
 	"github.com/openshift/secondary-scheduler-operator/test/framework"
 )
@@ -291,6 +292,21 @@ func TestBadInputNeverReachesTheRunningScheduler(t *testing.T) {
 			},
 			restore:  func(t *testing.T) { o.setUserConfig(t, good) },
 			messages: []string{"ConfigMap openshift-secondary-scheduler/my-scheduler-config", "percentageOfNodesToScor"},
+		},
+		{
+			name:     "YAML aliases",
+			apply:    func(t *testing.T) { o.setUserConfig(t, good+"- schedulerName: &n b\n- schedulerName: *n\n") },
+			restore:  func(t *testing.T) { o.setUserConfig(t, good) },
+			messages: []string{"ConfigMap openshift-secondary-scheduler/my-scheduler-config", "line 5: YAML anchors and aliases"},
+		},
+		{
+			// Within the 1 MiB bound, but each value a node of any parser's tree.
+			name: "more entries than the bound",
+			apply: func(t *testing.T) {
+				o.setUserConfig(t, good+"  percentageOfNodesToScore: [\n"+strings.Repeat("1,", schedulerconfig.MaxIndicators)+"1]\n")
+			},
+			restore:  func(t *testing.T) { o.setUserConfig(t, good) },
+			messages: []string{"ConfigMap openshift-secondary-scheduler/my-scheduler-config", "line 6: more than 16384 of the characters that begin YAML entries"},
 		},
 		{
 			name: "missing ConfigMap",

@@ -150,6 +150,8 @@ func TestRenderBadInput(t *testing.T) {
 		// Checked before the ConfigMap is decoded: refused for its aliases, not its misspelt field.
 		"aliases in a layer, first": {minimalCR + "  schedulerConfig: cfg\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cfg\n  namespace: elsewhere\ndatta: {}\ndata:\n  config.yaml: |\n    a: &a [x]\n    b: *a\n",
 			[]string{"ConfigMap elsewhere/cfg config.yaml: line 1: YAML anchors and aliases"}},
+		"more entries than the bound": {minimalCR + "  schedulerConfig: cfg\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cfg\ndata:\n  config.yaml: |\n    a: [" + strings.Repeat("1,", 1<<14) + "1]\n",
+			[]string{"document 2: line 7: more than 16384 of the characters that begin YAML entries"}},
 		"a file too big":     {minimalCR + "# " + strings.Repeat("x", 8<<20) + "\n", []string{"more than 8388608 bytes"}},
 		"a document too big": {minimalCR + "# " + strings.Repeat("x", 1<<20) + "\n", []string{"document 1: is 1048"}},
 	} {

@@ -91,7 +91,8 @@ func TestEarlyAnchor(t *testing.T) {
 // FuzzCheckedTree holds CheckedTree, with its early look for an anchor, to
 // the whole parse alone: for every document that parses, the same refusal
 // naming the same line, or the same tree. One that does not parse may be
-// refused early for the anchor it holds, or left to the decoder.
+// refused early for the anchor it holds, or left to the decoder. One past
+// MaxIndicators is refused for that, parsed or not.
 //
 //	go test ./pkg/operator/render/schedulerconfig/ -run '^$' -fuzz FuzzCheckedTree -fuzztime 60s
 func FuzzCheckedTree(f *testing.F) {
@@ -104,6 +105,12 @@ func FuzzCheckedTree(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		tree, err := CheckedTree(data)
+		if indicatorOverflow(data) > 0 { // counted before any parse
+			if tree != nil || err == nil || !strings.Contains(err.Error(), "of the characters that begin YAML entries") {
+				t.Fatalf("a document past MaxIndicators: %v", err)
+			}
+			return
+		}
 		var whole yamlv3.Node
 		if yamlv3.Unmarshal(data, &whole) != nil {
 			if tree != nil {

@@ -15,23 +15,24 @@ const MaxDocumentBytes = 1 << 20
 
 // MaxIndicators bounds the characters that can begin a YAML entry or value
 // (',' ':' '-' '?' '[' '{'), counted wherever they stand, in strings and
-// comments too. A parsed document's nodes but two (the document and its
-// root) each owe their place to one of them, and none owes it to more than
-// three, so a document under the bound parses to at most 3*MaxIndicators+2
-// nodes, about 10 MB of yaml.v3's tree, however short its values: within
-// MaxDocumentBytes alone, a megabyte of one-character values parses to half a
-// million nodes and over 100 MB. A scheduler configuration has a few hundred.
+// comments too. Every node of a parsed document but the document and its
+// root is introduced by one of them, and none introduces more than three,
+// so a document under the bound parses to at most 3*MaxIndicators+2 nodes,
+// about 10 MB of yaml.v3's tree, however short its values. Within
+// MaxDocumentBytes alone, a megabyte of one-character values parses to half
+// a million nodes and over 100 MB. A scheduler configuration has a few hundred.
 const MaxIndicators = 16 << 10
 
 // CheckDocument refuses, before anything decodes it, a document that is too
-// big, holds more than MaxIndicators entries, or uses YAML anchors and aliases (&name, *name, <<: *name). An alias is
-// the one way a document expands past its own size (a few hundred aliases
-// nested a few deep are billions of values, the "billion laughs"); no
-// scheduler configuration or manifest needs one. The check parses into
-// yaml.v3's node tree, which keeps an alias as a reference, so it costs time
-// and memory in proportion to the text, and less for an anchor near the top
-// (earlyAnchor). A document that does not parse is left to the decoder that
-// follows, which reports it with its line.
+// big, holds more than MaxIndicators entries, or uses YAML anchors and
+// aliases (&name, *name, <<: *name). An alias is the one way a document
+// expands past its own size (a few hundred aliases nested a few deep are
+// billions of values, the "billion laughs"); no scheduler configuration or
+// manifest needs one. The check counts the entries without parsing, then
+// parses into yaml.v3's node tree, which keeps an alias as a reference, so it
+// costs time and memory in proportion to the text and its entries, and less
+// for an anchor near the top (earlyAnchor). A document that does not parse is
+// left to the decoder that follows, which reports it with its line.
 func CheckDocument(data []byte) error {
 	_, err := CheckedTree(data)
 	return err

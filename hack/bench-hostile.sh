@@ -32,6 +32,7 @@ nodes=${HOSTILE_NODES:-30}
 heap_samples=${HEAP_SAMPLES:-5}
 export HOSTILE_SIMULATORS=${HOSTILE_SIMULATORS:-2000} HOSTILE_ANNOTATION_KIB=${HOSTILE_ANNOTATION_KIB:-250}
 export HOSTILE_FOREIGN=${HOSTILE_FOREIGN:-2000} HOSTILE_PENDING_PODS=${HOSTILE_PENDING_PODS:-10000}
+export HOSTILE_OVERSIZED_SPECS=${HOSTILE_OVERSIZED_SPECS:-200}
 
 dir=$(mktemp -d "${TMPDIR:-/tmp}/secondary-scheduler-hostile.XXXXXX")
 cleanup() {
@@ -47,6 +48,9 @@ load="BenchmarkHostile/load/simulators=${HOSTILE_SIMULATORS},annotations-KiB=${H
   echo "${load} heap-max-MiB < 64"
   echo "${load} cr-change-to-template-p99-ms < 100"
   echo "${load} foreign-objects-left = $((2 * HOSTILE_FOREIGN))"
+  oversized="BenchmarkHostile/oversized-specs/simulators=${HOSTILE_OVERSIZED_SPECS},template-KiB=${HOSTILE_ANNOTATION_KIB}"
+  echo "${oversized} heap-max-MiB < 64"
+  echo "${oversized} pods-created = 0"
   for c in aliases-400KB string-900KB-aliased-500 nested-aliases-1e9 values-900KB; do
     echo "BenchmarkHostile/configmap=${c}/controller refused-p99-ms < 100"
     echo "BenchmarkHostile/configmap=${c}/controller allocated-max-MiB < 64"

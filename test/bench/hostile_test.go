@@ -95,6 +95,7 @@ func BenchmarkHostile(b *testing.B) {
 	heapSamples := envInt(b, "HEAP_SAMPLES", 5)
 	sims, annotationKiB := envInt(b, "HOSTILE_SIMULATORS", 2000), envInt(b, "HOSTILE_ANNOTATION_KIB", 250)
 	foreign, pending := envInt(b, "HOSTILE_FOREIGN", 2000), envInt(b, "HOSTILE_PENDING_PODS", 10000)
+	oversized := envInt(b, "HOSTILE_OVERSIZED_SPECS", 200)
 	start := time.Now()
 
 	b.Run("idle", func(b *testing.B) { op.report(b, heapSamples) })
@@ -124,6 +125,9 @@ func BenchmarkHostile(b *testing.B) {
 		// What else the operator did meanwhile: none unless an informer resync fell in.
 		b.ReportMetric(op.syncs(b, simulatorcontroller.ControllerName)-simulatorSyncs, "simulator-syncs")
 		b.ReportMetric(float64(foreignLeft(b, admin)), "foreign-objects-left")
+	})
+	b.Run(fmt.Sprintf("oversized-specs/simulators=%d,template-KiB=%d", oversized, annotationKiB), func(b *testing.B) {
+		oversizedSpecs(b, admin, op, oversized, annotationKiB, heapSamples)
 	})
 	refuseHostileConfigs(b, admin, op, heapSamples)
 	timeCommands(b, "-under-load", ctl)
@@ -201,6 +205,47 @@ func createHostileLoad(b *testing.B, admin *framework.Clients, sims, annotationK
 	})
 }
 
+const hostileTemplates = "hostile-templates"
+
+// oversizedSpecs creates n Simulators, beside the load, whose podTemplate
+// annotations hold templateKiB KiB: a namespace user who may create pods may
+// write them, and nothing limits them as the API server limits a Pod's. Once
+// the operator counts them all Pending (refused, nothing created) and its
+// requests and syncs stop, it reports the heap, then deletes them.
+func oversizedSpecs(b *testing.B, admin *framework.Clients, op *operatorProcess, n, templateKiB, heapSamples int) {
+	ctx := context.Background()
+	if _, err := admin.Kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: hostileTemplates}},
+		metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		b.Fatal(err)
+	}
+	sims := admin.Operator.SimulationV1alpha1().Simulators(hostileTemplates)
+	template := &corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{"example.com/notes": strings.Repeat("x", templateKiB<<10)}},
+		Spec: corev1.PodSpec{Containers: []corev1.Container{}}}
+	parallel(b, n, func(i int) error {
+		_, err := sims.Create(ctx, &simv1alpha1.Simulator{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("big-%04d", i)},
+			Spec: simv1alpha1.SimulatorSpec{PodTemplate: template}}, metav1.CreateOptions{})
+		return err
+	})
+	waitUntil(b, 10*time.Minute, fmt.Sprintf("%d Simulators counted Pending", n), func() (bool, string) {
+		samples, err := op.metrics()
+		if err != nil {
+			return false, err.Error()
+		}
+		pending, _ := sumWhere(samples, "secondary_scheduler_operator_simulators", "phase", string(simv1alpha1.SimulatorPending))
+		return int(pending) >= n, fmt.Sprintf("%.0f Pending", pending)
+	})
+	waitQuiet(b, op)
+	op.report(b, heapSamples)
+	pods, err := admin.Kube.CoreV1().Pods(hostileTemplates).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportMetric(float64(len(pods.Items)), "pods-created")
+	if err := sims.DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{}); err != nil {
+		b.Fatal(err)
+	}
+}
+
 // waitSimulatorsHandled waits until every Simulator has its Pod, bound to a
 // node, and the operator counts them all, then until its requests and syncs
 // stop for 5 s: the load in place, not still arriving. Binding a Pod
@@ -226,7 +271,12 @@ func waitSimulatorsHandled(b *testing.B, admin *framework.Clients, op *operatorP
 		counted, _ := sum(samples, "secondary_scheduler_operator_simulators")
 		return bound >= n && int(counted) >= n, fmt.Sprintf("%d Pods, %d bound, %.0f counted", len(pods.Items), bound, counted)
 	})
-	// Its Simulators' statuses and events follow the Pods, at its client's rate.
+	waitQuiet(b, op)
+}
+
+// waitQuiet waits until the operator's requests and syncs stop for 5 s: its
+// Simulators' statuses and events follow the Pods, at its client's rate.
+func waitQuiet(b *testing.B, op *operatorProcess) {
 	last, since := [2]float64{-1, -1}, time.Now()
 	waitUntil(b, 20*time.Minute, "the operator's requests and syncs to stop for 5 s", func() (bool, string) {
 		samples, err := op.metrics()

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -12,6 +13,7 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apiserver/pkg/admission/plugin/policy/validating"
@@ -537,5 +539,82 @@ func TestIngressFromValidationMatchesAPIServer(t *testing.T) {
 		if (ours == nil) != (theirs == nil) {
 			t.Errorf("%s: operator says %v, API server says %v", name, ours, theirs)
 		}
+	}
+}
+
+// TestSimulatorSpecOverTheBound: a namespace user who may create pods fills a
+// podTemplate's annotations, which no check limits as the API server limits
+// a Pod's: a spec over simulatorrender.MaxSpecBytes is refused (the cache
+// keeps only its size), a running Simulator's Pod is left as it was, and
+// nothing is created for a new one until its spec shrinks.
+func TestSimulatorSpecOverTheBound(t *testing.T) {
+	d := setupDelegation(t)
+	ctx := context.Background()
+	sims := d.podCreator.Operator.SimulationV1alpha1().Simulators(d.ns)
+	template := func(notes string) *corev1.PodTemplateSpec {
+		return &corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{"example.com/notes": notes}},
+			Spec: corev1.PodSpec{Containers: []corev1.Container{}}}
+	}
+	big := template(strings.Repeat("x", 250<<10))
+	overBound := func(s *simv1alpha1.SimulatorStatus) error {
+		if err := simctlPhase(simv1alpha1.SimulatorPending, true, `spec: Invalid value: "256`)(s); err != nil {
+			return err
+		}
+		if !strings.Contains(ptr.Deref(s.Message, ""), "bytes as JSON\": at most 8192 bytes of JSON are accepted") {
+			return fmt.Errorf("message %q", ptr.Deref(s.Message, ""))
+		}
+		if c := meta.FindStatusCondition(s.Conditions, simulatorcontroller.ConditionDegraded); c.Reason != simulatorcontroller.ReasonInvalidSpec {
+			return fmt.Errorf("Degraded reason %s", c.Reason)
+		}
+		return nil
+	}
+
+	if err := d.create(d.podCreator, "grows", simv1alpha1.SimulatorSpec{}); err != nil {
+		t.Fatal(err)
+	}
+	running := simctlPod(t, d.env, d.ns, "grows")
+	err := retry.RetryOnConflict(framework.ConflictBackoff, func() error {
+		sim, err := sims.Get(ctx, "grows", metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		sim.Spec.PodTemplate = big
+		_, err = sims.Update(ctx, sim, metav1.UpdateOptions{})
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	simctlWaitStatus(t, d.env, d.ns, "grows", "the oversized spec refused", overBound)
+	framework.Consistently(ctx, t, time.Second, "the running Pod to stay", func() (bool, error) {
+		pod, err := d.env.Admin.Kube.CoreV1().Pods(d.ns).Get(ctx, running.Name, metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		return pod.UID == running.UID && pod.DeletionTimestamp == nil, nil
+	})
+
+	if err := d.create(d.podCreator, "born-big", simv1alpha1.SimulatorSpec{PodTemplate: big}); err != nil {
+		t.Fatal(err)
+	}
+	simctlWaitStatus(t, d.env, d.ns, "born-big", "the oversized spec refused", overBound)
+	pods, err := d.env.Admin.Kube.CoreV1().Pods(d.ns).List(ctx, metav1.ListOptions{LabelSelector: simulatorrender.SimulatorLabel + "=born-big"})
+	if err != nil || len(pods.Items) > 0 {
+		t.Fatalf("Pods of the oversized Simulator: %v, %v", pods, err)
+	}
+	err = retry.RetryOnConflict(framework.ConflictBackoff, func() error {
+		sim, err := sims.Get(ctx, "born-big", metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		sim.Spec.PodTemplate = template("short")
+		_, err = sims.Update(ctx, sim, metav1.UpdateOptions{})
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pod := simctlPod(t, d.env, d.ns, "born-big"); pod.Annotations["example.com/notes"] != "short" {
+		t.Errorf("the Pod of the shrunk spec has annotations %v", pod.Annotations)
 	}
 }

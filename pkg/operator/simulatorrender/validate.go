@@ -21,6 +21,9 @@ import (
 // the controller knows, such as names it derives. Each error names the field and
 // says what a valid value looks like.
 func Validate(sim *simv1alpha1.Simulator) field.ErrorList {
+	if errs := validateSpecSize(sim); len(errs) > 0 {
+		return errs // the rest of an oversized spec may not have reached the cache
+	}
 	spec := withDefaults(&sim.Spec)
 	specPath := field.NewPath("spec")
 	errs := validateName(sim.Name)

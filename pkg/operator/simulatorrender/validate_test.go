@@ -1,6 +1,8 @@
 package simulatorrender
 
 import (
+	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -141,5 +143,38 @@ func TestValidate(t *testing.T) {
 				at += i + len(w)
 			}
 		})
+	}
+}
+
+// A spec is bounded as JSON, whether measured here or noted by the cache's
+// transform (DropOversizedSpec), which keeps nothing else of it.
+func TestValidateSpecSize(t *testing.T) {
+	withAnnotation := func(n int) *simv1alpha1.Simulator {
+		return &simv1alpha1.Simulator{ObjectMeta: metav1.ObjectMeta{Name: "sim"}, Spec: simv1alpha1.SimulatorSpec{Image: "img",
+			PodTemplate: &corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{"n": strings.Repeat("x", n)}}}}}
+	}
+	overhead := specBytes(&withAnnotation(0).Spec)
+	if errs := Validate(withAnnotation(MaxSpecBytes - overhead)); len(errs) > 0 {
+		t.Errorf("a spec of MaxSpecBytes: %v", errs)
+	}
+	want := fmt.Sprintf(`spec: Invalid value: "%d bytes as JSON": at most 8192 bytes of JSON are accepted`, MaxSpecBytes+1)
+	over := withAnnotation(MaxSpecBytes - overhead + 1)
+	if errs := Validate(over); len(errs) != 1 || !strings.HasPrefix(errs[0].Error(), want) {
+		t.Errorf("a byte over: %v, want %q", errs, want)
+	}
+	if keep := DropOversizedSpec(over); !reflect.DeepEqual(keep, []string{SpecBytesAnnotation}) || over.Spec.PodTemplate != nil {
+		t.Fatalf("DropOversizedSpec kept %v and the spec %+v", keep, over.Spec)
+	}
+	if errs := Validate(over); len(errs) != 1 || !strings.HasPrefix(errs[0].Error(), want) {
+		t.Errorf("the dropped spec: %v, want %q", errs, want)
+	}
+	// A user's annotation of that name, on a spec the API server serves (with its image), says nothing.
+	spoofed := withAnnotation(0)
+	spoofed.Annotations = map[string]string{SpecBytesAnnotation: "999999"}
+	if errs := Validate(spoofed); len(errs) > 0 {
+		t.Errorf("a user's annotation was taken for the note: %v", errs)
+	}
+	if keep := DropOversizedSpec(spoofed); keep != nil {
+		t.Errorf("DropOversizedSpec keeps a user's annotation: %v", keep)
 	}
 }

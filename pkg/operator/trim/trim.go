@@ -21,6 +21,7 @@ import (
 
 	secondaryschedulerv1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1"
 	simv1alpha1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/simulation/v1alpha1"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/simulatorrender"
 )
 
 // Objects is the transform of the informers but the Simulator controller's
@@ -29,7 +30,8 @@ import (
 // operator only checks that its serving certificate Secret exists. Of a
 // Simulator, written by any user of its namespace, it keeps the metadata
 // that identifies it (Metadata): the Simulator controller reads its spec,
-// its status and nothing else of its metadata.
+// its status and nothing else of its metadata; and of a spec over
+// simulatorrender.MaxSpecBytes, only its size.
 func Objects(obj any) (any, error) {
 	switch o := obj.(type) {
 	case *secondaryschedulerv1.SecondaryScheduler:
@@ -37,7 +39,7 @@ func Objects(obj any) (any, error) {
 	case *corev1.Secret:
 		o.Data, o.StringData = nil, nil
 	case *simv1alpha1.Simulator:
-		Metadata(&o.ObjectMeta, nil, nil)
+		Metadata(&o.ObjectMeta, nil, simulatorrender.DropOversizedSpec(o))
 	}
 	if m, ok := obj.(metav1.Object); ok {
 		m.SetManagedFields(nil)

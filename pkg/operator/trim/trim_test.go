@@ -1,6 +1,8 @@
 package trim
 
 import (
+	"encoding/json"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -18,6 +20,7 @@ import (
 	secondaryschedulerv1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1"
 	simv1alpha1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/simulation/v1alpha1"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/podhealth"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/simulatorrender"
 )
 
 var managedFields = []metav1.ManagedFieldsEntry{{Manager: "kubectl", Operation: metav1.ManagedFieldsOperationApply,
@@ -95,6 +98,36 @@ func TestObjectsKeepTheSpecAndStatusOfASimulator(t *testing.T) {
 	want.ObjectMeta = identity()
 	if got := transform(t, Objects, sim); !reflect.DeepEqual(got, want) {
 		t.Errorf("got %+v, want %+v", got, want)
+	}
+}
+
+// A spec over simulatorrender.MaxSpecBytes is not cached, only its size: a
+// podTemplate's annotations are no check's business but the operator's. A
+// user's own annotation of that name is dropped with the others.
+func TestObjectsKeepOnlyTheSizeOfAnOversizedSimulatorSpec(t *testing.T) {
+	withTemplateAnnotation := func(value string) *simv1alpha1.Simulator {
+		sim := &simv1alpha1.Simulator{ObjectMeta: meta(), Spec: simv1alpha1.SimulatorSpec{Image: "img", // as the CRD defaults it
+			PodTemplate: &corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{"n": value}}}}}
+		sim.Annotations[simulatorrender.SpecBytesAnnotation] = "1"
+		return sim
+	}
+	empty, err := json.Marshal(withTemplateAnnotation("").Spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fits := withTemplateAnnotation(strings.Repeat("x", simulatorrender.MaxSpecBytes-len(empty)))
+	want := fits.DeepCopy()
+	want.ObjectMeta = identity()
+	if got := transform(t, Objects, fits); !reflect.DeepEqual(got, want) {
+		t.Errorf("a spec of MaxSpecBytes: got %+v, want %+v", got, want)
+	}
+
+	over := withTemplateAnnotation(strings.Repeat("x", 250<<10))
+	got := transform(t, Objects, over).(*simv1alpha1.Simulator)
+	wantMeta := identity()
+	wantMeta.Annotations = map[string]string{simulatorrender.SpecBytesAnnotation: fmt.Sprint(len(empty) + 250<<10)}
+	if !reflect.DeepEqual(got.ObjectMeta, wantMeta) || !reflect.DeepEqual(got.Spec, simv1alpha1.SimulatorSpec{}) {
+		t.Errorf("an oversized spec: got %+v and spec %+v, want %+v and no spec", got.ObjectMeta, got.Spec, wantMeta)
 	}
 }
 

@@ -52,6 +52,10 @@ const (
 //     (REACTION_BENCH_SAMPLES, 100) with that load in place, beside the
 //     API server's own time for each reaction's two writes (the CR's and the
 //     Deployment's) and the target-config controller's syncs and queue waits;
+//   - oversized-specs: HOSTILE_OVERSIZED_SPECS (200) Simulators more, whose
+//     podTemplate annotations hold HOSTILE_ANNOTATION_KIB KiB: the heap once
+//     the operator counts them all Pending, and the Pods it created for them
+//     (none); they are deleted after;
 //   - configmap=CASE/controller: each hostile.Cases configuration written into
 //     the user's ConfigMap, timed to the SecondaryScheduler's Degraded
 //     (HOSTILE_CONFIG_SAMPLES, 10), with the bytes the operator allocated

@@ -80,7 +80,7 @@ func invalidSpec(err error) observation {
 	return observation{
 		phase:    simv1alpha1.SimulatorPending,
 		reason:   ReasonInvalidSpec,
-		message:  fmt.Sprintf("the spec is invalid, nothing was created: %v", err),
+		message:  fmt.Sprintf("the spec is invalid; nothing is created or changed for it until it is fixed: %v", err),
 		degraded: true,
 	}
 }

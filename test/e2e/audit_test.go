@@ -143,16 +143,23 @@ func kubeconfigCredentialID(t *testing.T, kubeconfig string) string {
 	return "JTI=" + claims.JTI
 }
 
+// authorizationDecision is the audit annotation the authorizer records its
+// decision in: "allow" or "forbid".
+const authorizationDecision = "authorization.k8s.io/decision"
+
 // operandForbidden reads the whole audit log for the requests made with the
 // scheduler's own identity (its token, not an impersonation of it) and returns
-// how many there were and the ones the API server refused with 403.
-func operandForbidden(auditLog string) (int, []auditv1.Event, error) {
+// how many there were, the ones authorization refused, and how many got a 403
+// from admission after authorization allowed them (an event for a pod of a
+// namespace being deleted: "unable to create new content in namespace"),
+// which says nothing of the operand's role.
+func operandForbidden(auditLog string) (int, []auditv1.Event, int, error) {
 	f, err := os.Open(auditLog)
 	if err != nil {
-		return 0, nil, err
+		return 0, nil, 0, err
 	}
 	defer f.Close()
-	var total int
+	var total, admissionRefused int
 	var forbidden []auditv1.Event
 	scanner := bufio.NewScanner(f)
 	scanner.Buffer(make([]byte, 1<<20), 16<<20)
@@ -162,9 +169,13 @@ func operandForbidden(auditLog string) (int, []auditv1.Event, error) {
 			continue
 		}
 		total++
-		if ev.ResponseStatus != nil && ev.ResponseStatus.Code == 403 {
+		switch {
+		case ev.ResponseStatus == nil || ev.ResponseStatus.Code != 403:
+		case ev.Annotations[authorizationDecision] == "allow":
+			admissionRefused++
+		default:
 			forbidden = append(forbidden, ev)
 		}
 	}
-	return total, forbidden, scanner.Err()
+	return total, forbidden, admissionRefused, scanner.Err()
 }

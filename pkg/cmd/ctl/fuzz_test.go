@@ -8,9 +8,13 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
+	yamlv3 "go.yaml.in/yaml/v3"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render/schedulerconfig"
 )
 
 // maxRenderAllocation bounds what one render of any input may allocate. Inputs
@@ -79,4 +83,51 @@ func renderString(input string) (string, error) {
 	var out bytes.Buffer
 	err := (&renderOptions{files: []string{"-"}}).run(strings.NewReader(input), &out)
 	return out.String(), err
+}
+
+// FuzzConfigMapHead holds checkConfigMapHead to what it promises: a document
+// it refuses from the tree of its first bytes, cut anywhere, is refused by
+// the whole path too (the whole parse and checks, then the strict decode).
+//
+//	go test ./pkg/cmd/ctl/ -run '^$' -fuzz FuzzConfigMapHead -fuzztime 60s
+func FuzzConfigMapHead(f *testing.F) {
+	for _, seed := range []string{
+		"apiVersion: v1\ndata:\n  config.yaml: |\n    s: &s xxxx\n    l: [*s]\nkind: ConfigMap\nmetadata:\n  name: cfg\n",
+		"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cfg\ndata:\n  config.yaml: |\n    a: \"&x\"\n    b: &b 1\n",
+		"apiVersion: v1\nkind: Secret\ndata:\n  config.yaml: |\n    &a a: 1\n",
+		"apiVersion: v1\ndata:\n  a: |\n    &x\n  a: b\nkind: ConfigMap\n",
+		"apiVersion: v1\ndata: {a: \"&x y\"}\nkind: ConfigMap\n",
+		"apiVersion: v1\ndata:\n  a: |-\n    # &x\n    y: *z\n",
+		"apiVersion: v1\ndata:\n  a: |2\n     &x y\n",
+	} {
+		f.Add(seed, len(seed)/2)
+	}
+	f.Fuzz(func(t *testing.T, doc string, cut int) {
+		data := []byte(doc)
+		if len(data) > 64<<10 || cut < 0 {
+			return
+		}
+		end := cut % (len(data) + 1)
+		for end > 0 && end < len(data) && !utf8.RuneStart(data[end]) {
+			end--
+		}
+		var head yamlv3.Node
+		if yamlv3.Unmarshal(data[:end], &head) != nil {
+			return
+		}
+		refused := checkConfigMapHead("input.yaml", 1)(&head)
+		if refused == nil {
+			return
+		}
+		tree, err := schedulerconfig.CheckedTree(data)
+		if err == nil {
+			err = checkConfigMapData(tree)
+		}
+		if err == nil {
+			err = (&renderInput{}).add(data)
+		}
+		if err == nil {
+			t.Fatalf("refused from the first %d bytes (%v), accepted whole", end, refused)
+		}
+	})
 }

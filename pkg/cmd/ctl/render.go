@@ -156,7 +156,7 @@ func (in *renderInput) readFile(name string, stdin io.Reader) error {
 		if len(bytes.TrimSpace(data)) == 0 {
 			continue
 		}
-		tree, err := schedulerconfig.CheckedTree(data)
+		tree, err := schedulerconfig.CheckedTreeHead(data, checkConfigMapHead(name, doc))
 		if err == nil {
 			err = checkConfigMapData(tree)
 		}
@@ -222,44 +222,93 @@ func documents(all []byte) ([][]byte, error) {
 // before the document is converted and decoded: a hostile configuration is
 // refused without that work, as the render's own check refuses it.
 func checkConfigMapData(tree *yamlv3.Node) error {
-	if tree == nil || tree.Kind != yamlv3.DocumentNode || len(tree.Content) == 0 {
-		return nil
+	top := root(tree)
+	if scalar(field(top, "kind")) != "ConfigMap" {
+		return nil // not a ConfigMap: the strict decode names what is wrong
 	}
-	top := tree.Content[0] // field answers nil for anything but a mapping
+	return checkLayers(top, false, configMapName(field(top, "metadata")))
+}
+
+// checkConfigMapHead is checkConfigMapData on the tree of a large document's
+// first lines (schedulerconfig.CheckedTreeHead), for the layers written as
+// literal block scalars, as kubectl and sigs.k8s.io/yaml write them: kubectl
+// writes data before kind and metadata, and without it the anchor on the
+// first line of a 900 KB layer costs the parse of the whole document. It
+// refuses only what the whole parse refuses too: a literal block scalar's
+// first bytes are the layer's own, and a v1 document that turns out not to
+// be a ConfigMap is no input of render (FuzzConfigMapHead).
+func checkConfigMapHead(file string, doc int) func(*yamlv3.Node) error {
+	return func(head *yamlv3.Node) error {
+		top := root(head)
+		if kind := field(top, "kind"); kind != nil && scalar(kind) != "ConfigMap" {
+			return nil
+		}
+		// metadata is whole when data comes after it.
+		configMap := fmt.Sprintf("ConfigMap (%s, document %d)", file, doc)
+		if meta, data := keyIndex(top, "metadata"), keyIndex(top, "data"); meta >= 0 && meta < data {
+			configMap = configMapName(field(top, "metadata"))
+		}
+		return checkLayers(top, true, configMap)
+	}
+}
+
+// checkLayers holds each value of the data of a v1 document (top) to
+// schedulerconfig.CheckDocument; with literalOnly, only literal block scalars.
+func checkLayers(top *yamlv3.Node, literalOnly bool, configMap string) error {
 	data := field(top, "data")
-	if scalar(field(top, "apiVersion")) != "v1" || scalar(field(top, "kind")) != "ConfigMap" || data == nil || data.Kind != yamlv3.MappingNode {
-		return nil // not a ConfigMap's data: the strict decode names what is wrong
-	}
-	meta := field(top, "metadata")
-	name, namespace := scalar(field(meta, "name")), scalar(field(meta, "namespace"))
-	if namespace == "" {
-		namespace = names.OperandNamespace
+	if scalar(field(top, "apiVersion")) != "v1" || data == nil || data.Kind != yamlv3.MappingNode {
+		return nil
 	}
 	for i := 0; i+1 < len(data.Content); i += 2 {
 		key, value := data.Content[i], data.Content[i+1]
-		if value.Kind != yamlv3.ScalarNode {
-			continue // the strict decode names it
+		if value.Kind != yamlv3.ScalarNode || literalOnly && value.Style&yamlv3.LiteralStyle == 0 {
+			continue // the strict decode names it, or the whole parse checks it
 		}
 		if err := schedulerconfig.CheckDocument([]byte(value.Value)); err != nil {
-			return &render.InputError{Problems: []string{fmt.Sprintf("ConfigMap %s/%s %s: %v", namespace, name, key.Value, err)}}
+			return &render.InputError{Problems: []string{fmt.Sprintf("%s %s: %v", configMap, key.Value, err)}}
 		}
 	}
 	return nil
 }
 
+// configMapName is "namespace/name" of a ConfigMap's metadata, in the
+// operand namespace when it names none, as render reads it.
+func configMapName(meta *yamlv3.Node) string {
+	name, namespace := scalar(field(meta, "name")), scalar(field(meta, "namespace"))
+	if namespace == "" {
+		namespace = names.OperandNamespace
+	}
+	return "ConfigMap " + namespace + "/" + name
+}
+
+// root is the top node of a parsed document, nil for none.
+func root(tree *yamlv3.Node) *yamlv3.Node {
+	if tree == nil || tree.Kind != yamlv3.DocumentNode || len(tree.Content) == 0 {
+		return nil
+	}
+	return tree.Content[0]
+}
+
+// keyIndex is the position of the last entry of key in a mapping node, or -1.
+func keyIndex(mapping *yamlv3.Node, key string) int {
+	at := -1
+	if mapping != nil && mapping.Kind == yamlv3.MappingNode {
+		for i := 0; i+1 < len(mapping.Content); i += 2 {
+			if mapping.Content[i].Value == key {
+				at = i
+			}
+		}
+	}
+	return at
+}
+
 // field is the value of key in a mapping node, the last one if the key
 // repeats (as a decode would take it), or nil.
 func field(mapping *yamlv3.Node, key string) *yamlv3.Node {
-	if mapping == nil || mapping.Kind != yamlv3.MappingNode {
-		return nil
+	if i := keyIndex(mapping, key); i >= 0 {
+		return mapping.Content[i+1]
 	}
-	var value *yamlv3.Node
-	for i := 0; i+1 < len(mapping.Content); i += 2 {
-		if mapping.Content[i].Value == key {
-			value = mapping.Content[i+1]
-		}
-	}
-	return value
+	return nil
 }
 
 func scalar(n *yamlv3.Node) string {

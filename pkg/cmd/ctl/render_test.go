@@ -152,6 +152,15 @@ func TestRenderBadInput(t *testing.T) {
 			[]string{"ConfigMap elsewhere/cfg config.yaml: line 1: YAML anchors and aliases"}},
 		"more entries than the bound": {minimalCR + "  schedulerConfig: cfg\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cfg\ndata:\n  config.yaml: |\n    a: [" + strings.Repeat("1,", 1<<14) + "1]\n",
 			[]string{"document 2: line 7: more than 16384 of the characters that begin YAML entries"}},
+		// A layer past the first 64 KiB of its document: refused from its first
+		// line when written as kubectl writes it (data before kind and metadata),
+		// or by the whole parse when its anchor comes later.
+		"aliases in a large layer, data first": {minimalCR + "  schedulerConfig: cfg\n---\napiVersion: v1\ndata:\n  config.yaml: |\n    s: &s " + strings.Repeat("x", 100<<10) + "\n    l: [*s]\nkind: ConfigMap\nmetadata:\n  name: cfg\n",
+			[]string{"ConfigMap (", "input.yaml, document 2) config.yaml: line 1: YAML anchors and aliases"}},
+		"aliases in a large layer, metadata first": {minimalCR + "  schedulerConfig: cfg\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cfg\n  namespace: elsewhere\ndata:\n  config.yaml: |\n    s: &s " + strings.Repeat("x", 100<<10) + "\n    l: [*s]\n",
+			[]string{"ConfigMap elsewhere/cfg config.yaml: line 1: YAML anchors and aliases"}},
+		"aliases past the first 64 KiB of a layer": {minimalCR + "  schedulerConfig: cfg\n---\napiVersion: v1\ndata:\n  config.yaml: |\n    s: " + strings.Repeat("x", 100<<10) + "\n    l: &l [1]\nkind: ConfigMap\nmetadata:\n  name: cfg\n",
+			[]string{"ConfigMap openshift-secondary-scheduler/cfg config.yaml: line 2: YAML anchors and aliases"}},
 		"a file too big":     {minimalCR + "# " + strings.Repeat("x", 8<<20) + "\n", []string{"more than 8388608 bytes"}},
 		"a document too big": {minimalCR + "# " + strings.Repeat("x", 1<<20) + "\n", []string{"document 1: is 1048"}},
 	} {
@@ -169,6 +178,17 @@ func TestRenderBadInput(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A layer larger than the first 64 KiB of its document, with '&' and '*'
+// in its comment and strings but no anchor, renders.
+func TestRenderLargeLayer(t *testing.T) {
+	layer := "    # " + strings.Repeat("x & *y ", 10<<10) + "\n    profiles:\n    - schedulerName: \"large & *layer\"\n"
+	input := minimalCR + "  schedulerConfig: cfg\n---\napiVersion: v1\ndata:\n  config.yaml: |\n" + layer + "kind: ConfigMap\nmetadata:\n  name: cfg\n"
+	stdout, stderr, code := runRender(t, "-f", writeInput(t, input))
+	if code != 0 || !strings.Contains(stdout, "schedulerName: large & *layer") {
+		t.Fatalf("exit %d: %s", code, stderr)
 	}
 }
 

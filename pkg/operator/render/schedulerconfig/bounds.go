@@ -3,6 +3,7 @@ package schedulerconfig
 import (
 	"bytes"
 	"fmt"
+	"unicode/utf8"
 
 	yamlv3 "go.yaml.in/yaml/v3"
 
@@ -42,6 +43,20 @@ func CheckDocument(data []byte) error {
 // passes (nil when it does not parse): what a caller can look into without
 // parsing the text again.
 func CheckedTree(data []byte) (*yamlv3.Node, error) {
+	return CheckedTreeHead(data, nil)
+}
+
+// CheckedTreeHead is CheckedTree, which, for a document within the bounds
+// it counts and larger than earlyAnchorBytes, first gives refuse the tree
+// of the document's first earlyAnchorBytes (nil when they do not parse
+// alone), and returns its error without parsing the rest. Every node that
+// tree holds, the document holds, at the same line, as earlyAnchor reasons;
+// its last scalar may be cut short (a block scalar's value being then the
+// first bytes of the document's), and its last collections may lack later
+// entries. A caller that can refuse the
+// document from what its first lines hold saves the parse of the rest: a
+// megabyte string is scanned byte by byte.
+func CheckedTreeHead(data []byte, refuse func(head *yamlv3.Node) error) (*yamlv3.Node, error) {
 	if len(data) > MaxDocumentBytes {
 		return nil, fmt.Errorf("is %d bytes; at most %d are read", len(data), MaxDocumentBytes)
 	}
@@ -52,6 +67,11 @@ func CheckedTree(data []byte) (*yamlv3.Node, error) {
 	}
 	if n := earlyAnchor(data); n != nil {
 		return nil, anchorError(n)
+	}
+	if refuse != nil && len(data) > earlyAnchorBytes {
+		if err := refuse(head(data)); err != nil {
+			return nil, err
+		}
 	}
 	var doc yamlv3.Node
 	if err := yamlv3.Unmarshal(data, &doc); err != nil {
@@ -115,6 +135,20 @@ func earlyAnchor(data []byte) *yamlv3.Node {
 		return nil
 	}
 	return firstAnchor(&doc)
+}
+
+// head is the node tree of data's first earlyAnchorBytes, cut at a
+// character's start, or nil when they do not parse alone.
+func head(data []byte) *yamlv3.Node {
+	end := min(len(data), earlyAnchorBytes)
+	for end > 0 && end < len(data) && !utf8.RuneStart(data[end]) {
+		end--
+	}
+	var doc yamlv3.Node
+	if err := yamlv3.Unmarshal(data[:end], &doc); err != nil {
+		return nil
+	}
+	return &doc
 }
 
 // firstAnchor returns the first node that defines an anchor or is an alias.

@@ -1,6 +1,7 @@
 package schedulerconfig
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -85,6 +86,42 @@ func TestEarlyAnchor(t *testing.T) {
 				t.Errorf("CheckDocument: %v, want %q", err, want)
 			}
 		})
+	}
+}
+
+// CheckedTreeHead gives its caller the first earlyAnchorBytes of a large
+// document, a block scalar cut short among them (its value the first bytes
+// of the document's), and returns the caller's
+// refusal without the whole parse; a document within those bytes is parsed
+// whole, with no head.
+func TestCheckedTreeHead(t *testing.T) {
+	large := "v: |\n  first line\n  " + strings.Repeat("x", 900<<10) + "\n"
+	var heads []*yamlv3.Node
+	refuse := errors.New("refused from the head")
+	tree, err := CheckedTreeHead([]byte(large), func(head *yamlv3.Node) error {
+		heads = append(heads, head)
+		return refuse
+	})
+	if err != refuse || tree != nil || len(heads) != 1 {
+		t.Fatalf("CheckedTreeHead: %v, %v, %d heads; want the caller's refusal from one head", tree, err, len(heads))
+	}
+	v := heads[0].Content[0].Content[1]
+	if want := "first line\n" + strings.Repeat("x", earlyAnchorBytes-len("v: |\n  first line\n  ")); v.Value != want || v.Style != yamlv3.LiteralStyle {
+		t.Errorf("the head's block scalar: %d bytes, style %v; want the document's first %d", len(v.Value), v.Style, len(want))
+	}
+	// Accepted by the caller: the whole parse, and the value whole.
+	if tree, err := CheckedTreeHead([]byte(large), func(*yamlv3.Node) error { return nil }); err != nil || len(tree.Content[0].Content[1].Value) != len("first line\n")+900<<10+1 {
+		t.Errorf("CheckedTreeHead, the head accepted: %v", err)
+	}
+	// A head cut inside a quoted string does not parse alone: nil.
+	quoted := "v: \"" + strings.Repeat("x", earlyAnchorBytes) + "\"\n"
+	heads = nil
+	if _, err := CheckedTreeHead([]byte(quoted), func(head *yamlv3.Node) error { heads = append(heads, head); return nil }); err != nil || len(heads) != 1 || heads[0] != nil {
+		t.Errorf("a head in an open quoted string: %v, %v", err, heads)
+	}
+	// Small: no head.
+	if _, err := CheckedTreeHead([]byte("a: 1\n"), func(*yamlv3.Node) error { return refuse }); err != nil {
+		t.Errorf("a document within the early bytes was given to refuse: %v", err)
 	}
 }
 

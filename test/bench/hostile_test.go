@@ -121,7 +121,7 @@ func BenchmarkHostile(b *testing.B) {
 		deploymentWrites := apiServerShare(b, admin, "apiserver-deployment-write", "PATCH", "deployments", "")
 		targetConfig := op.targetConfigShare(b)
 		profiled := op.profileDuring(b, os.Getenv("HOSTILE_PROFILE_DIR"), 20)
-		report(b, "cr-change-to-template", crChangeToTemplate(b, admin, envInt(b, "REACTION_BENCH_SAMPLES", 100)))
+		report(b, "cr-change-to-template", crChangeToTemplate(b, admin, envInt(b, "REACTION_BENCH_SAMPLES", 100), op.settle(b)))
 		profiled()
 		crWrites()
 		deploymentWrites()
@@ -281,9 +281,26 @@ func waitSimulatorsHandled(b *testing.B, admin *framework.Clients, op *operatorP
 // waitQuiet waits until the operator's requests and syncs stop for 5 s: its
 // Simulators' statuses and events follow the Pods, at its client's rate.
 func waitQuiet(b *testing.B, op *operatorProcess) {
+	op.waitQuiet(b, 5*time.Second, time.Second, 20*time.Minute)
+}
+
+// settle is what runs between two samples of a reaction on the stack: a
+// wait until the operator's requests and syncs have stopped for a second.
+// A change's rollout goes on after the sample ends (the Deployment's
+// controller, kwok's Pods, and the operator's syncs and status writes on
+// each of their updates) for longer than measure's 200 ms, and a sample
+// that began in it would time the tail of the one before as its own.
+func (p *operatorProcess) settle(b *testing.B) func() {
+	return func() { p.waitQuiet(b, time.Second, 100*time.Millisecond, time.Minute) }
+}
+
+// waitQuiet waits, reading /metrics every poll, until the operator's
+// requests and syncs have not moved for window.
+func (p *operatorProcess) waitQuiet(b *testing.B, window, poll time.Duration, timeout time.Duration) {
+	b.Helper()
 	last, since := [2]float64{-1, -1}, time.Now()
-	waitUntil(b, 20*time.Minute, "the operator's requests and syncs to stop for 5 s", func() (bool, string) {
-		samples, err := op.metrics()
+	waitUntilEvery(b, timeout, poll, fmt.Sprintf("the operator's requests and syncs to stop for %s", window), func() (bool, string) {
+		samples, err := p.metrics()
 		if err != nil {
 			return false, err.Error()
 		}
@@ -292,7 +309,7 @@ func waitQuiet(b *testing.B, op *operatorProcess) {
 		if now := [2]float64{requests, syncs}; now != last {
 			last, since = now, time.Now()
 		}
-		return time.Since(since) >= 5*time.Second, fmt.Sprintf("%.0f requests and %.0f syncs so far", requests, syncs)
+		return time.Since(since) >= window, fmt.Sprintf("%.0f requests and %.0f syncs so far", requests, syncs)
 	})
 }
 
@@ -342,7 +359,7 @@ func refuseHostileConfigs(b *testing.B, admin *framework.Clients, op *operatorPr
 				// configuration's rollouts included) and a change's wait for one.
 				statusWrites := apiServerShare(b, admin, "apiserver-status-write", "APPLY", "secondaryschedulers", "status")
 				targetConfig := op.targetConfigShare(b)
-				refused, grown := badConfigToDegraded(b, admin, samples, benchConfig, func(int) string { return c.Config },
+				refused, grown := badConfigToDegraded(b, admin, samples, op.settle(b), benchConfig, func(int) string { return c.Config },
 					func() float64 { return op.metric(b, "go_memstats_alloc_bytes_total") / (1 << 20) }, op.cpuMillis)
 				report(b, "refused", refused)
 				writes()

@@ -75,7 +75,7 @@ func BenchmarkOperatorReactions(b *testing.B) {
 				_, ok := e.Object.(*rbacv1.ClusterRoleBinding)
 				return ok && e.Type == watch.Added
 			}))
-		report(b, "cr-change-to-template", crChangeToTemplate(b, env.Admin, samples))
+		report(b, "cr-change-to-template", crChangeToTemplate(b, env.Admin, samples, nil))
 		// The Deployment moved to another configuration: its template's config
 		// hash differs from the one before the change.
 		version, before := 0, ""
@@ -114,7 +114,7 @@ func BenchmarkOperatorReactions(b *testing.B) {
 			},
 			added))
 		// percentageOfNodesToScore is a percentage: kube-scheduler refuses 101 and more.
-		refused, _ := badConfigToDegraded(b, env.Admin, samples, userConfig, func(i int) string {
+		refused, _ := badConfigToDegraded(b, env.Admin, samples, nil, userConfig, func(i int) string {
 			return fmt.Sprintf("apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\npercentageOfNodesToScore: %d\n", 101+i)
 		})
 		report(b, "bad-config-to-degraded", refused)
@@ -137,15 +137,16 @@ func benchConfig(i int) *corev1.ConfigMap {
 // Deployment's spec alone: spec.logLevel becomes the scheduler's -v. The
 // change is a merge patch, as kubectl apply, edit and patch send one: a
 // read and an update would time the bench's own retries whenever the
-// operator's status writes made the update conflict.
-func crChangeToTemplate(b *testing.B, admin *framework.Clients, samples int) []time.Duration {
+// operator's status writes made the update conflict. settle runs between
+// changes (nil: measure's pause).
+func crChangeToTemplate(b *testing.B, admin *framework.Clients, samples int, settle func()) []time.Duration {
 	b.Helper()
 	ctx := context.Background()
 	deployments := admin.Kube.AppsV1().Deployments(names.OperandNamespace)
 	crs := admin.Operator.OperatorV1().SecondarySchedulers()
 	levels := []operatorv1.LogLevel{operatorv1.Debug, operatorv1.Trace, operatorv1.Normal}
 	level := 0
-	return measure(b, samples, fromNow(deployments.List, deployments.Watch, names.OperandName),
+	return measureSettled(b, samples, settle, fromNow(deployments.List, deployments.Watch, names.OperandName),
 		func() error {
 			level = (level + 1) % len(levels)
 			patch := fmt.Appendf(nil, `{"spec":{"logLevel":%q}}`, levels[level])
@@ -164,9 +165,9 @@ const metricsService, leaderElection = "secondary-scheduler-metrics", "secondary
 // badConfigToDegraded writes bad(i), a configuration the operator refuses,
 // into the user's ConfigMap and times until the SecondaryScheduler says
 // Degraded; good(i) is written back (and Degraded cleared) before the next
-// sample. It also returns, for each of costs, how much it grew over each
-// refusal.
-func badConfigToDegraded(b *testing.B, admin *framework.Clients, samples int, good func(int) *corev1.ConfigMap, bad func(int) string,
+// sample, with settle (nil: measure's pause) after each write. It also
+// returns, for each of costs, how much it grew over each refusal.
+func badConfigToDegraded(b *testing.B, admin *framework.Clients, samples int, settle func(), good func(int) *corev1.ConfigMap, bad func(int) string,
 	costs ...func() float64) ([]time.Duration, [][]float64) {
 	b.Helper()
 	ctx := context.Background()
@@ -182,6 +183,9 @@ func badConfigToDegraded(b *testing.B, admin *framework.Clients, samples int, go
 			return c != nil && c.Status == want
 		}
 	}
+	if settle == nil {
+		settle = pause
+	}
 	var out []time.Duration
 	grown := make([][]float64, len(costs))
 	for i := range samples {
@@ -191,13 +195,14 @@ func badConfigToDegraded(b *testing.B, admin *framework.Clients, samples int, go
 		for k, cost := range costs {
 			before[k] = cost()
 		}
-		out = append(out, measure(b, 1, fromNow(crs.List, crs.Watch, "cluster"),
+		out = append(out, measureSettled(b, 1, func() {}, fromNow(crs.List, crs.Watch, "cluster"),
 			func() error { _, err := configMaps.Update(ctx, refused, metav1.UpdateOptions{}); return err },
 			degraded(operatorv1.ConditionTrue))...)
 		for k, cost := range costs {
 			grown[k] = append(grown[k], cost()-before[k])
 		}
-		measure(b, 1, fromNow(crs.List, crs.Watch, "cluster"),
+		settle()
+		measureSettled(b, 1, settle, fromNow(crs.List, crs.Watch, "cluster"),
 			func() error { _, err := configMaps.Update(ctx, good(i), metav1.UpdateOptions{}); return err },
 			degraded(operatorv1.ConditionFalse))
 	}
@@ -322,6 +327,20 @@ func simulatorChangeToPod(b *testing.B, env *framework.Env, samples int) []time.
 // operator settle between samples so one reaction does not overlap the next.
 func measure(b *testing.B, samples int, open func() (watch.Interface, error), act func() error, done func(watch.Event) bool) []time.Duration {
 	b.Helper()
+	return measureSettled(b, samples, nil, open, act, done)
+}
+
+// pause is measure's settle.
+func pause() { time.Sleep(200 * time.Millisecond) }
+
+// measureSettled is measure, with settle run after each sample; nil pauses
+// 200 ms, which is enough in-process, where no controller rolls a Deployment
+// out and no kubelet runs its Pods.
+func measureSettled(b *testing.B, samples int, settle func(), open func() (watch.Interface, error), act func() error, done func(watch.Event) bool) []time.Duration {
+	b.Helper()
+	if settle == nil {
+		settle = pause
+	}
 	var out []time.Duration
 	for i := 0; i < samples; i++ {
 		w, err := open()
@@ -350,7 +369,7 @@ func measure(b *testing.B, samples int, open func() (watch.Interface, error), ac
 			}
 		}
 		w.Stop()
-		time.Sleep(200 * time.Millisecond)
+		settle()
 	}
 	return out
 }

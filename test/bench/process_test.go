@@ -264,6 +264,12 @@ func reportSpread(b *testing.B, name, unit string, values []float64) {
 // waitUntil polls cond every second for up to timeout.
 func waitUntil(b *testing.B, timeout time.Duration, what string, cond func() (bool, string)) {
 	b.Helper()
+	waitUntilEvery(b, timeout, time.Second, what, cond)
+}
+
+// waitUntilEvery is waitUntil, trying cond every poll.
+func waitUntilEvery(b *testing.B, timeout, poll time.Duration, what string, cond func() (bool, string)) {
+	b.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	for {
@@ -274,7 +280,7 @@ func waitUntil(b *testing.B, timeout time.Duration, what string, cond func() (bo
 		select {
 		case <-ctx.Done():
 			b.Fatalf("%s: not within %s (%s)", what, timeout, state)
-		case <-time.After(time.Second):
+		case <-time.After(poll):
 		}
 	}
 }

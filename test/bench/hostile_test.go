@@ -359,14 +359,16 @@ func refuseHostileConfigs(b *testing.B, admin *framework.Clients, op *operatorPr
 				// configuration's rollouts included) and a change's wait for one.
 				statusWrites := apiServerShare(b, admin, "apiserver-status-write", "APPLY", "secondaryschedulers", "status")
 				targetConfig := op.targetConfigShare(b)
-				refused, grown := badConfigToDegraded(b, admin, samples, op.settle(b), benchConfig, func(int) string { return c.Config },
+				r := badConfigToDegraded(b, admin, samples, op.settle(b), benchConfig, func(int) string { return c.Config },
 					func() float64 { return op.metric(b, "go_memstats_alloc_bytes_total") / (1 << 20) }, op.cpuMillis)
-				report(b, "refused", refused)
+				report(b, "refused", r.refused)
+				report(b, "written", r.written)
+				report(b, "delivered", r.delivered)
 				writes()
 				statusWrites()
 				targetConfig()
-				reportSpread(b, "allocated", "MiB", grown[0])
-				reportSpread(b, "cpu", "ms", grown[1])
+				reportSpread(b, "allocated", "MiB", r.grown[0])
+				reportSpread(b, "cpu", "ms", r.grown[1])
 				op.report(b, heapSamples)
 			})
 		}

@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/util/retry"
 
 	operatorv1 "github.com/openshift/api/operator/v1"
@@ -114,10 +115,10 @@ func BenchmarkOperatorReactions(b *testing.B) {
 			},
 			added))
 		// percentageOfNodesToScore is a percentage: kube-scheduler refuses 101 and more.
-		refused, _ := badConfigToDegraded(b, env.Admin, samples, nil, userConfig, func(i int) string {
+		refused := badConfigToDegraded(b, env.Admin, samples, nil, userConfig, func(i int) string {
 			return fmt.Sprintf("apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\npercentageOfNodesToScore: %d\n", 101+i)
 		})
-		report(b, "bad-config-to-degraded", refused)
+		report(b, "bad-config-to-degraded", refused.refused)
 		report(b, "simulator-change-to-pod", simulatorChangeToPod(b, env, samples))
 		report(b, "failed-rollout-rolled-back", failedRolloutToRolledBack(b, env, samples, userConfig))
 	}
@@ -162,16 +163,29 @@ func crChangeToTemplate(b *testing.B, admin *framework.Clients, samples int, set
 // Names of static operand objects, as their assets in bindata name them.
 const metricsService, leaderElection = "secondary-scheduler-metrics", "secondary-scheduler-leader-election"
 
+// refusals are badConfigToDegraded's samples. refused is each sample, from
+// the write of the bad configuration until the SecondaryScheduler says
+// Degraded. Beside it, two shares of it the operator has no part in: written
+// is the write's round trip (the API server's work up to the write's commit
+// and its reply), delivered is when a metadata watch of the ConfigMap got the
+// change, which is when the API server sent it to its watchers, the
+// operator among them. grown holds, for each of costs, how much it grew over
+// each refusal.
+type refusals struct {
+	refused, written, delivered []time.Duration
+	grown                       [][]float64
+}
+
 // badConfigToDegraded writes bad(i), a configuration the operator refuses,
 // into the user's ConfigMap and times until the SecondaryScheduler says
 // Degraded; good(i) is written back (and Degraded cleared) before the next
-// sample, with settle (nil: measure's pause) after each write. It also
-// returns, for each of costs, how much it grew over each refusal.
+// sample, with settle (nil: measure's pause) after each write.
 func badConfigToDegraded(b *testing.B, admin *framework.Clients, samples int, settle func(), good func(int) *corev1.ConfigMap, bad func(int) string,
-	costs ...func() float64) ([]time.Duration, [][]float64) {
+	costs ...func() float64) refusals {
 	b.Helper()
 	ctx := context.Background()
 	configMaps := admin.Kube.CoreV1().ConfigMaps(names.OperandNamespace)
+	configMapMetadata := metadata.NewForConfigOrDie(admin.Config).Resource(corev1.SchemeGroupVersion.WithResource("configmaps")).Namespace(names.OperandNamespace)
 	crs := admin.Operator.OperatorV1().SecondarySchedulers()
 	degraded := func(want operatorv1.ConditionStatus) func(watch.Event) bool {
 		return func(e watch.Event) bool {
@@ -186,8 +200,7 @@ func badConfigToDegraded(b *testing.B, admin *framework.Clients, samples int, se
 	if settle == nil {
 		settle = pause
 	}
-	var out []time.Duration
-	grown := make([][]float64, len(costs))
+	out := refusals{grown: make([][]float64, len(costs))}
 	for i := range samples {
 		refused := good(i)
 		refused.Data[names.ConfigKey] = bad(i)
@@ -195,18 +208,51 @@ func badConfigToDegraded(b *testing.B, admin *framework.Clients, samples int, se
 		for k, cost := range costs {
 			before[k] = cost()
 		}
-		out = append(out, measureSettled(b, 1, func() {}, fromNow(crs.List, crs.Watch, "cluster"),
-			func() error { _, err := configMaps.Update(ctx, refused, metav1.UpdateOptions{}); return err },
+		// A metadata watch, so that the API server sends this one a few
+		// hundred bytes, not the configuration again.
+		changes, err := fromNow(configMapMetadata.List, configMapMetadata.Watch, refused.Name)()
+		if err != nil {
+			b.Fatal(err)
+		}
+		delivered := make(chan time.Time, 1)
+		go func() {
+			defer close(delivered)
+			for e := range changes.ResultChan() {
+				if e.Type == watch.Modified {
+					delivered <- time.Now()
+					return
+				}
+			}
+		}()
+		var start, written time.Time
+		out.refused = append(out.refused, measureSettled(b, 1, func() {}, fromNow(crs.List, crs.Watch, "cluster"),
+			func() error {
+				start = time.Now()
+				_, err := configMaps.Update(ctx, refused, metav1.UpdateOptions{})
+				written = time.Now()
+				return err
+			},
 			degraded(operatorv1.ConditionTrue))...)
+		out.written = append(out.written, written.Sub(start))
+		select {
+		case at, ok := <-delivered:
+			if !ok {
+				b.Fatalf("sample %d: the watch of ConfigMap %s closed before the change", i, refused.Name)
+			}
+			out.delivered = append(out.delivered, at.Sub(start))
+		case <-time.After(30 * time.Second):
+			b.Fatalf("sample %d: no watch event for ConfigMap %s within 30s", i, refused.Name)
+		}
+		changes.Stop()
 		for k, cost := range costs {
-			grown[k] = append(grown[k], cost()-before[k])
+			out.grown[k] = append(out.grown[k], cost()-before[k])
 		}
 		settle()
 		measureSettled(b, 1, settle, fromNow(crs.List, crs.Watch, "cluster"),
 			func() error { _, err := configMaps.Update(ctx, good(i), metav1.UpdateOptions{}); return err },
 			degraded(operatorv1.ConditionFalse))
 	}
-	return out, grown
+	return out
 }
 
 // failedRolloutToRolledBack times, for configurations kube-scheduler refuses

@@ -19,7 +19,9 @@
 # the operator's /metrics and allocation profile before and after the
 # SecondaryScheduler-change samples, a CPU profile of their first 20 s (go tool
 # pprof _output/bin/secondary-scheduler-operator DIR/cpu.pprof) and the
-# operator's log up to its restart (a sync over 100 ms logs its steps) go there.
+# operator's log up to its restart (a sync over 100 ms logs its steps) go there,
+# and for a heap sample over 64 MiB, its heap profile and the operator's
+# goroutines (SECTION.SAMPLE.heap.txt, SECTION.SAMPLE.goroutines.txt).
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)

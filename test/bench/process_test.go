@@ -97,12 +97,39 @@ func (p *operatorProcess) profileDuring(b *testing.B, dir string, seconds int) (
 // heapAfterGC is the operator's HeapAlloc right after a garbage collection:
 // its profiling endpoint collects first when asked with gc=1, and the text
 // profile ends with the runtime's MemStats.
-func (p *operatorProcess) heapAfterGC() (uint64, error) {
+func (p *operatorProcess) heapAfterGC() (uint64, []byte, error) {
 	body, err := p.get("/debug/pprof/heap?gc=1&debug=1")
 	if err != nil {
-		return 0, err
+		return 0, nil, err
 	}
-	return heapAllocOf(body)
+	h, err := heapAllocOf(body)
+	return h, body, err
+}
+
+// heapTarget is the heap no section may take the operator over (the
+// heap-max-MiB targets of hack/bench-hostile.sh).
+const heapTarget = 64 << 20
+
+// keepHeapOverTarget saves, into HOSTILE_PROFILE_DIR, the heap profile of
+// a sample over heapTarget and the operator's goroutines right after it:
+// what held the heap then, which a later run may not show again.
+func (p *operatorProcess) keepHeapOverTarget(b *testing.B, sample int, profile []byte) {
+	dir := os.Getenv("HOSTILE_PROFILE_DIR")
+	if dir == "" {
+		b.Logf("heap sample %d is over %d MiB; set HOSTILE_PROFILE_DIR to keep its profile", sample, heapTarget>>20)
+		return
+	}
+	prefix := filepath.Join(dir, strings.NewReplacer("/", "_", "=", "-", ",", "_").Replace(b.Name())+fmt.Sprintf(".%d.", sample))
+	goroutines, err := p.get("/debug/pprof/goroutine?debug=2")
+	if err == nil {
+		err = os.WriteFile(prefix+"goroutines.txt", goroutines, 0o644)
+	}
+	if err == nil {
+		err = os.WriteFile(prefix+"heap.txt", profile, 0o644)
+	}
+	if err != nil {
+		b.Logf("keeping heap sample %d over %d MiB: %v", sample, heapTarget>>20, err)
+	}
 }
 
 // heapAllocOf reads "# HeapAlloc = N" from a text heap profile.
@@ -236,9 +263,12 @@ func (p *operatorProcess) report(b *testing.B, samples int) {
 		if i > 0 {
 			time.Sleep(time.Second)
 		}
-		h, err := p.heapAfterGC()
+		h, profile, err := p.heapAfterGC()
 		if err != nil {
 			b.Fatal(err)
+		}
+		if h > heapTarget {
+			p.keepHeapOverTarget(b, i, profile)
 		}
 		heaps = append(heaps, mib(h))
 	}

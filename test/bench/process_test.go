@@ -120,7 +120,12 @@ func (p *operatorProcess) keepHeapOverTarget(b *testing.B, sample int, profile [
 		return
 	}
 	prefix := filepath.Join(dir, strings.NewReplacer("/", "_", "=", "-", ",", "_").Replace(b.Name())+fmt.Sprintf(".%d.", sample))
-	goroutines, err := p.get("/debug/pprof/goroutine?debug=2")
+	// The sections before the first profile (idle, the load) find no directory yet.
+	err := os.MkdirAll(dir, 0o755)
+	var goroutines []byte
+	if err == nil {
+		goroutines, err = p.get("/debug/pprof/goroutine?debug=2")
+	}
 	if err == nil {
 		err = os.WriteFile(prefix+"goroutines.txt", goroutines, 0o644)
 	}

@@ -296,7 +296,7 @@ func (c *cluster) killComponentDuringRollout(t *testing.T, name string, whileDow
 	if name == "etcd" {
 		c.restartKwok(t, kwokLog)
 	}
-	c.waitReconciled(t)
+	c.waitReconciledWithin(t, recoveryTimeout)
 	f.converged = time.Since(ready)
 	if !c.operatorAlive(t) {
 		f.operatorExited = true
@@ -304,7 +304,7 @@ func (c *cluster) killComponentDuringRollout(t *testing.T, name string, whileDow
 		c.startOperator(t)
 	}
 	c.updateSpec(t, func(s *secondaryschedulerv1.SecondarySchedulerSpec) { s.LogLevel = otherLogLevel(level) })
-	c.waitReconciled(t)
+	c.waitReconciledWithin(t, recoveryTimeout)
 	f.next = time.Since(ready)
 	events := c.operatorRequests(t, ready)
 	f.requests = len(events)

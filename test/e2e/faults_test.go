@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"net"
 	"os"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"sort"
@@ -209,24 +210,12 @@ var errStillOwned = errors.New("the operator still owns objects")
 
 // faultBaseline applies examples/bin-packing, waits until it is rolled out,
 // and returns what the operator owns then and the user's ConfigMap. When the
-// test fails, it logs the state of the operand in a few lines, so that the
-// tail of a failed run still shows the failure above them.
+// test fails, it logs the state of the cluster (logFaultState).
 func (c *cluster) faultBaseline(ctx context.Context, t *testing.T) ([]string, *corev1.ConfigMap) {
 	t.Helper()
 	t.Cleanup(func() {
-		if !t.Failed() {
-			return
-		}
-		out, _ := c.kubectl("get", "deployments,replicasets,pods", "-n", names.OperandNamespace, "--no-headers")
-		t.Logf("operand namespace:\n%s", out)
-		out, _ = c.kubectl("get", "lease", operatorLeaseName, "-n", operatorLeaseNamespace,
-			"-o", "jsonpath=holder {.spec.holderIdentity}, renewed {.spec.renewTime}, transitions {.spec.leaseTransitions}")
-		t.Logf("operator lease: %s", out)
-		out, _ = c.kubectl("get", "secondaryscheduler", crName,
-			"-o", `jsonpath={range .status.conditions[?(@.status!="False")]}{.type}={.status} {.reason}: {.message}{"\n"}{end}`)
-		t.Logf("SecondaryScheduler conditions not False:\n%s", out)
-		if data, err := os.ReadFile(c.operator.log); err == nil {
-			t.Logf("the operator's last errors:\n%s", lastLinesWith(string(data), "E", 5))
+		if t.Failed() {
+			c.logFaultState(t)
 		}
 	})
 	c.applyExample(t, "bin-packing")
@@ -787,12 +776,48 @@ func TestFaultKillDuringRollback(t *testing.T) {
 	times.report(t)
 }
 
+// logFaultState logs, in a few lines, what a failed fault test left: the
+// last errors of the operator and of the controllers it relies on, the
+// operator's view (its conditions), then the API server's (the operand's
+// ReplicaSets and pods, and what is not reconciled yet). The API server's
+// view comes last, so that the tail of a failed run tells whether the
+// rollout is stuck or the operator has not seen it end.
+func (c *cluster) logFaultState(t *testing.T) {
+	if data, err := os.ReadFile(c.operator.log); err == nil {
+		t.Logf("the operator's last errors:\n%s", lastLinesWith(string(data), "E", 5))
+	}
+	if data, err := os.ReadFile(filepath.Join(c.controlPlaneDir, "logs", "kube-controller-manager.log")); err == nil {
+		t.Logf("kube-controller-manager's last errors:\n%s", lastLinesWith(string(data), "E", 3))
+	}
+	if data, err := os.ReadFile(filepath.Join(c.controlPlaneDir, "logs", "kwok.log")); err == nil {
+		t.Logf("kwok's last errors:\n%s", lastLines(string(data), 3, func(line string) bool { return strings.Contains(line, `"level":"ERROR"`) }))
+	}
+	out, _ := c.kubectl("get", "lease", operatorLeaseName, "-n", operatorLeaseNamespace,
+		"-o", "jsonpath=holder {.spec.holderIdentity}, renewed {.spec.renewTime}, transitions {.spec.leaseTransitions}")
+	t.Logf("operator lease: %s", out)
+	out, _ = c.kubectl("get", "secondaryscheduler", crName,
+		"-o", `jsonpath={range .status.conditions[?(@.status!="False")]}{.type}={.status} {.reason}: {.message}{"\n"}{end}`)
+	t.Logf("SecondaryScheduler conditions not False (the operator's view):\n%s", out)
+	out, _ = c.kubectl("get", "replicasets", "-n", names.OperandNamespace, "-o",
+		`custom-columns=REPLICASET:.metadata.name,REVISION:.metadata.annotations.deployment\.kubernetes\.io/revision,WANT:.spec.replicas,HAS:.status.replicas,READY:.status.readyReplicas,TERMINATING:.status.terminatingReplicas`)
+	t.Logf("operand ReplicaSets:\n%s", out)
+	out, _ = c.kubectl("get", "pods", "-n", names.OperandNamespace, "-o",
+		`custom-columns=POD:.metadata.name,NODE:.spec.nodeName,PHASE:.status.phase,READY:.status.conditions[?(@.type=="Ready")].status,DELETING:.metadata.deletionTimestamp`)
+	t.Logf("operand pods:\n%s", out)
+	t.Logf("reconciled now: %v", c.reconciledErr(context.Background()))
+}
+
 // lastLinesWith is the last n lines of log that start with prefix (klog's
 // severity letter), joined.
 func lastLinesWith(log, prefix string, n int) string {
+	return lastLines(log, n, func(line string) bool { return strings.HasPrefix(line, prefix) })
+}
+
+// lastLines is the last n lines of log that match, joined.
+func lastLines(log string, n int, match func(string) bool) string {
 	var found []string
 	for _, line := range strings.Split(log, "\n") {
-		if strings.HasPrefix(line, prefix) {
+		if match(line) {
 			found = append(found, line)
 		}
 	}

@@ -33,6 +33,13 @@ const (
 	// reconcileTimeout bounds a rollout: the operator, the Deployment and
 	// ReplicaSet controllers, the default scheduler and kwok, on 2 loaded cores.
 	reconcileTimeout = 2 * time.Minute
+	// recoveryTimeout bounds a rollout after kube-apiserver or etcd was
+	// down. Every watcher then retries its failed watches and lists after
+	// client-go's reflector back-off, which grows to [30, 60) s while the API
+	// server fails them; a change passes two such watchers in a row
+	// (kube-controller-manager's, then the operator's), which can add up to
+	// 2 minutes before the rollout's own time.
+	recoveryTimeout = reconcileTimeout + 2*time.Minute
 )
 
 // kubectl runs the control plane's kubectl as the admin and returns its
@@ -119,8 +126,14 @@ func hasCondition(conds []operatorv1.OperatorCondition, t string, s operatorv1.C
 // the CR says Available, not Progressing, not Degraded for its generation.
 func (c *cluster) waitReconciled(t *testing.T) *appsv1.Deployment {
 	t.Helper()
+	return c.waitReconciledWithin(t, reconcileTimeout)
+}
+
+// waitReconciledWithin is waitReconciled with another bound.
+func (c *cluster) waitReconciledWithin(t *testing.T, timeout time.Duration) *appsv1.Deployment {
+	t.Helper()
 	var d *appsv1.Deployment
-	framework.WaitForWithin(context.Background(), t, reconcileTimeout, "the operator to roll out the SecondaryScheduler", func() (bool, error) {
+	framework.WaitForWithin(context.Background(), t, timeout, "the operator to roll out the SecondaryScheduler", func() (bool, error) {
 		var err error
 		d, err = c.reconciled(context.Background())
 		return err == nil, err

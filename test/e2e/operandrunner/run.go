@@ -14,6 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	corelisters "k8s.io/client-go/listers/core/v1"
@@ -359,14 +360,31 @@ func (k *kubelet) stop(ctx context.Context, r *podRun, deleting *corev1.Pod) {
 		if deleting == nil || ctx.Err() != nil {
 			return
 		}
-		err := k.kube.CoreV1().Pods(deleting.Namespace).Delete(ctx, deleting.Name, metav1.DeleteOptions{
-			GracePeriodSeconds: ptr.To(int64(0)),
-			Preconditions:      &metav1.Preconditions{UID: &deleting.UID},
-		})
-		if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) && ctx.Err() == nil {
-			k.logf("pod %s/%s: deleting it: %v", deleting.Namespace, deleting.Name, err)
-		}
+		k.deleteForGood(ctx, deleting)
 	}()
+}
+
+// deleteForGood deletes a pod being deleted, retrying until it is gone or ctx
+// ends. A kubelet retries too: kwok gives its pod-delete stage up on an
+// error such as an unavailable etcd's, and nothing else would remove the
+// pod, which would hold its ReplicaSet, and so the rollout, for good.
+func (k *kubelet) deleteForGood(ctx context.Context, p *corev1.Pod) {
+	logged := ""
+	_ = wait.PollUntilContextCancel(ctx, retryInterval, true, func(ctx context.Context) (bool, error) {
+		err := k.kube.CoreV1().Pods(p.Namespace).Delete(ctx, p.Name, metav1.DeleteOptions{
+			GracePeriodSeconds: ptr.To(int64(0)),
+			Preconditions:      &metav1.Preconditions{UID: &p.UID},
+		})
+		// Conflict: the name is another pod's now, this one is gone.
+		if err == nil || apierrors.IsNotFound(err) || apierrors.IsConflict(err) {
+			return true, nil
+		}
+		if msg := err.Error(); msg != logged && ctx.Err() == nil {
+			k.logf("pod %s/%s: deleting it: %v; retrying every %s", p.Namespace, p.Name, err, retryInterval)
+			logged = msg
+		}
+		return false, nil
+	})
 }
 
 // stopAll stops every process, then deletes the pods it played: their status

@@ -19,10 +19,13 @@ import (
 	"time"
 
 	operatorv1 "github.com/openshift/api/operator/v1"
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	secondaryschedulerv1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
 	"github.com/openshift/secondary-scheduler-operator/test/framework"
 )
 
@@ -246,6 +249,89 @@ func (c *cluster) restartKwok(t *testing.T, logFrom int64) {
 	})
 }
 
+// kubeletSyncPeriod is how often a kubelet's status manager syncs every
+// pod's status again.
+const kubeletSyncPeriod = 10 * time.Second
+
+// resyncAnnotation is what resyncStuckPods writes on a pod to give kwok a
+// watch event of it.
+const resyncAnnotation = "e2e.secondary-scheduler.openshift.io/kubelet-resync"
+
+// resyncStuckPods stands in for a kubelet's periodic status sync until the
+// returned stop is called, which returns how many pods it resynced. kwok
+// gives a pod's stage up on errors such as an unavailable etcd's and plays
+// it again only on the pod's next watch event, which may never come: every
+// kubeletSyncPeriod, an operand pod bound to a node for that long and still
+// Pending, or being deleted for that long, gets an annotation, the event
+// kwok needs. It touches only what a node agent owns: the operator reads
+// neither the annotation nor anything else it changes.
+func (c *cluster) resyncStuckPods(t *testing.T) (stop func() int) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	resynced := 0
+	go func() {
+		defer close(done)
+		tick := time.NewTicker(kubeletSyncPeriod)
+		defer tick.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+			}
+			pods, err := c.admin.Kube.CoreV1().Pods(names.OperandNamespace).List(ctx, metav1.ListOptions{})
+			if err != nil {
+				continue // the next tick tries again, as a kubelet does
+			}
+			for i := range pods.Items {
+				p := &pods.Items[i]
+				stuck := stuckOnNode(p, time.Now())
+				if stuck == "" {
+					continue
+				}
+				patch := fmt.Sprintf(`{"metadata":{"annotations":{%q:%q}}}`, resyncAnnotation, time.Now().UTC().Format(time.RFC3339Nano))
+				if _, err := c.admin.Kube.CoreV1().Pods(p.Namespace).Patch(ctx, p.Name, types.MergePatchType, []byte(patch), metav1.PatchOptions{}); err == nil {
+					resynced++
+					t.Logf("pod %s %s: resynced, for kwok to play its stage again", p.Name, stuck)
+				}
+			}
+		}
+	}()
+	return func() int {
+		cancel()
+		<-done
+		return resynced
+	}
+}
+
+// stuckOnNode says how a pod is stuck on its node for a kubelet sync period
+// or more ("" if it is not): bound and still Pending, or being deleted.
+func stuckOnNode(p *corev1.Pod, now time.Time) string {
+	if p.Spec.NodeName == "" {
+		return ""
+	}
+	if d := p.DeletionTimestamp; d != nil {
+		if now.Sub(d.Time) >= kubeletSyncPeriod {
+			return fmt.Sprintf("is being deleted since %s", d.Format(time.RFC3339))
+		}
+		return ""
+	}
+	if p.Status.Phase != corev1.PodPending {
+		return ""
+	}
+	bound := p.CreationTimestamp.Time
+	for _, cond := range p.Status.Conditions {
+		if cond.Type == corev1.PodScheduled && cond.Status == corev1.ConditionTrue {
+			bound = cond.LastTransitionTime.Time
+		}
+	}
+	if now.Sub(bound) >= kubeletSyncPeriod {
+		return fmt.Sprintf("on node %s is Pending since %s", p.Spec.NodeName, bound.Format(time.RFC3339))
+	}
+	return ""
+}
+
 // controlPlaneFault is one kill of a control-plane component in the middle of
 // a rollout, measured.
 type controlPlaneFault struct {
@@ -262,6 +348,9 @@ type controlPlaneFault struct {
 	requests int
 	// mid: the kill landed mid-change (the rollout was not done just before it).
 	mid bool
+	// resynced counts the operand pods kwok had left stuck and
+	// resyncStuckPods made it play again.
+	resynced int
 	// operatorExited: the operator lost its lease during the outage and
 	// exited, as library-go's leader election does; it was started again, as
 	// its kubelet would.
@@ -296,6 +385,7 @@ func (c *cluster) killComponentDuringRollout(t *testing.T, name string, whileDow
 	if name == "etcd" {
 		c.restartKwok(t, kwokLog)
 	}
+	stopResync := c.resyncStuckPods(t)
 	c.waitReconciledWithin(t, recoveryTimeout)
 	f.converged = time.Since(ready)
 	if !c.operatorAlive(t) {
@@ -306,6 +396,7 @@ func (c *cluster) killComponentDuringRollout(t *testing.T, name string, whileDow
 	c.updateSpec(t, func(s *secondaryschedulerv1.SecondarySchedulerSpec) { s.LogLevel = otherLogLevel(level) })
 	c.waitReconciledWithin(t, recoveryTimeout)
 	f.next = time.Since(ready)
+	f.resynced = stopResync()
 	events := c.operatorRequests(t, ready)
 	f.requests = len(events)
 	for _, ev := range events {
@@ -313,9 +404,9 @@ func (c *cluster) killComponentDuringRollout(t *testing.T, name string, whileDow
 			f.relisted++
 		}
 	}
-	t.Logf("%s killed: outage %s; rollout done %s after /readyz, next change %s after; the operator sent %d requests since, %d of them refilling an informer: %s",
+	t.Logf("%s killed: outage %s; rollout done %s after /readyz, next change %s after; %d stuck pod(s) resynced; the operator sent %d requests since, %d of them refilling an informer: %s",
 		name, f.outage.Round(time.Millisecond), f.converged.Round(time.Millisecond), f.next.Round(time.Millisecond),
-		f.requests, f.relisted, requestsByKind(events))
+		f.resynced, f.requests, f.relisted, requestsByKind(events))
 	return f
 }
 

@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -298,9 +299,15 @@ func (c *cluster) resyncStuckPods(t *testing.T) (stop func() int) {
 			}
 		}
 	}()
-	return func() int {
+	stopped := sync.OnceFunc(func() {
 		cancel()
 		<-done
+	})
+	// A failed wait ends the test before stop is called; the goroutine must
+	// not log after that.
+	t.Cleanup(stopped)
+	return func() int {
+		stopped()
 		return resynced
 	}
 }

@@ -129,15 +129,19 @@ func newClients(cc *controllercmd.ControllerContext) (*clients, error) {
 	}
 	c.kubeInformers = kubecache.NewKubeInformers(c.kube)
 	c.cachedKube = kubecache.NewCachedKubeClient(c.kube, c.kubeInformers)
-	c.crInformers = externalversions.NewSharedInformerFactoryWithOptions(c.cr, resync, externalversions.WithTransform(trim.Objects))
+	// The kinds any user may create and fill are listed in pages, each
+	// trimmed before the next (kubecache.ListInPages): a list, unlike the
+	// watch-list, is decoded whole before the transform sees it.
+	c.crInformers = externalversions.NewSharedInformerFactoryWithOptions(kubecache.PagedSimulatorLists(c.cr, trim.Objects), resync,
+		externalversions.WithTransform(trim.Objects))
 	// The one informer of the SecondaryScheduler, and the one writer of its
 	// status: every controller, library-go's included, goes through it.
 	c.operatorClient = operatorclient.New(cc.Clock, c.cr.OperatorV1(), c.crInformers.Operator().V1().SecondarySchedulers())
-	c.simulatorObjects = informers.NewSharedInformerFactoryWithOptions(c.kube, resync, simulatorcontroller.InformerOption(),
-		informers.WithTransform(simulatorcontroller.Transform))
+	c.simulatorObjects = informers.NewSharedInformerFactoryWithOptions(kubecache.PagedKubeLists(c.kube, simulatorcontroller.Transform), resync,
+		simulatorcontroller.InformerOption(), informers.WithTransform(simulatorcontroller.Transform))
 	// Only pending, unbound pods of schedulers other than the default one.
-	c.waitingPods = informers.NewSharedInformerFactoryWithOptions(c.kube, resync, informers.WithTweakListOptions(unservedpodscontroller.PodListOptions),
-		informers.WithTransform(trim.PendingPods))
+	c.waitingPods = informers.NewSharedInformerFactoryWithOptions(kubecache.PagedKubeLists(c.kube, trim.PendingPods), resync,
+		informers.WithTweakListOptions(unservedpodscontroller.PodListOptions), informers.WithTransform(trim.PendingPods))
 	c.grantableRole = kubecache.NewNamedClusterRoleInformers(c.kube, names.GrantableClusterRole)
 	c.factories = append(c.factories, c.kubeInformers, c.crInformers, c.simulatorObjects, c.grantableRole, c.waitingPods)
 	return c, nil

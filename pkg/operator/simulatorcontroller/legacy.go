@@ -13,6 +13,7 @@ import (
 
 	"github.com/openshift/library-go/pkg/controller/factory"
 
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/kubecache"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/simulatorrender"
 )
 
@@ -48,7 +49,9 @@ func (c *simulatorController) replaceUnlabelledPods(ctx context.Context, _ facto
 // says how many.
 func (c *simulatorController) deleteUnlabelledPods(ctx context.Context) (int, error) {
 	pods := c.kubeClient.CoreV1().Pods(c.namespace)
-	opts := metav1.ListOptions{LabelSelector: unlabelledSelector, Limit: 500}
+	// Any user may label a Pod so, and give it 256 KiB of annotations: a
+	// small page bounds what one holds.
+	opts := metav1.ListOptions{LabelSelector: unlabelledSelector, Limit: kubecache.ListPageSize}
 	deleted := 0
 	for {
 		list, err := pods.List(ctx, opts)

@@ -56,13 +56,16 @@ const (
 //     podTemplate annotations hold HOSTILE_ANNOTATION_KIB KiB: the heap once
 //     the operator counts them all Pending, and the Pods it created for them
 //     (none); they are deleted after;
-//   - configmap=CASE/controller: each hostile.Cases configuration written into
-//     the user's ConfigMap, timed to the SecondaryScheduler's Degraded
-//     (HOSTILE_CONFIG_SAMPLES, 10), with the bytes the operator allocated
-//     and the CPU time it used meanwhile (reading /metrics included), the
-//     API server's own time for the ConfigMap writes and the operator's
-//     status applies, and the target-config controller's syncs and queue
-//     waits; configmap=CASE/apiserver for those the API server refuses;
+//   - configmap=CASE/controller, before the load: each hostile.Cases
+//     configuration written into the user's ConfigMap, timed to the
+//     SecondaryScheduler's Degraded (HOSTILE_CONFIG_SAMPLES, 10), with the
+//     bytes the operator allocated and the CPU time it used meanwhile
+//     (reading /metrics included), the API server's own time for the
+//     ConfigMap writes and the operator's status applies, and the
+//     target-config controller's syncs and queue waits;
+//     configmap=CASE/apiserver for those the API server refuses;
+//     configmap=CASE/controller-under-load and /apiserver-under-load: the
+//     same with the load in place;
 //   - configmap=CASE/render and /diff, before the load: secondary-scheduler-ctl's
 //     wall time, peak RSS and CPU time (/usr/bin/time) refusing it, and the
 //     memory it was charged in a cgroup limited to 64 MiB, beside those of a
@@ -70,8 +73,10 @@ const (
 //     the operator binary, which start slower (its controllers' packages
 //     initialise too); /render-under-load and /diff-under-load: ctl's again,
 //     with the load in place;
-//   - rbac-rule-100-items: a spec.rbac rule with 100 items in each list,
-//     refused by the API server (the CRD's maxItems);
+//   - rbac-rule-100-items/apiserver, before the load, and
+//     /apiserver-under-load: a spec.rbac rule with 100 items in each list,
+//     refused by the API server (the CRD's maxItems), beside an update that
+//     changes nothing;
 //   - unserved/pods=N: HOSTILE_PENDING_PODS (10000) pending pods, each with a
 //     schedulerName of its own, and the series of unserved_pods that follow.
 //
@@ -108,6 +113,10 @@ func BenchmarkHostile(b *testing.B) {
 	// server's work, and again under it.
 	ctl := commandBinary{"", os.Getenv(stackCtlEnv)}
 	timeCommands(b, "", ctl, commandBinary{"operator-", os.Getenv(stackBinaryEnv)})
+	// The refusals, first on the stack alone, then again under the load,
+	// where the API server's own share of each grows.
+	refuseHostileConfigs(b, admin, op, heapSamples, "")
+	b.Run("rbac-rule-100-items/apiserver", func(b *testing.B) { refuseLargeRule(b, admin) })
 	b.Run(fmt.Sprintf("load/simulators=%d,annotations-KiB=%d,foreign=%d", sims, annotationKiB, foreign), func(b *testing.B) {
 		created := time.Now()
 		createHostileLoad(b, admin, sims, annotationKiB, foreign)
@@ -133,9 +142,9 @@ func BenchmarkHostile(b *testing.B) {
 	b.Run(fmt.Sprintf("oversized-specs/simulators=%d,template-KiB=%d", oversized, annotationKiB), func(b *testing.B) {
 		oversizedSpecs(b, admin, op, oversized, annotationKiB, heapSamples)
 	})
-	refuseHostileConfigs(b, admin, op, heapSamples)
+	refuseHostileConfigs(b, admin, op, heapSamples, "-under-load")
 	timeCommands(b, "-under-load", ctl)
-	b.Run("rbac-rule-100-items/apiserver", func(b *testing.B) { refuseLargeRule(b, admin) })
+	b.Run("rbac-rule-100-items/apiserver-under-load", func(b *testing.B) { refuseLargeRule(b, admin) })
 	b.Run(fmt.Sprintf("unserved/pods=%d", pending), func(b *testing.B) { unservedSeries(b, admin, op, pending, heapSamples) })
 	b.Run("end", func(b *testing.B) {
 		op.report(b, heapSamples)
@@ -339,8 +348,9 @@ func hostileConfigs() []hostile.Case {
 
 // refuseHostileConfigs points the SecondaryScheduler at ConfigMap
 // bench-config, then measures each hostile configuration's refusal by the
-// controller, or by the API server.
-func refuseHostileConfigs(b *testing.B, admin *framework.Clients, op *operatorProcess, heapSamples int) {
+// controller, or by the API server, in sub-benchmarks whose names end in
+// suffix.
+func refuseHostileConfigs(b *testing.B, admin *framework.Clients, op *operatorProcess, heapSamples int, suffix string) {
 	ctx := context.Background()
 	configMaps := admin.Kube.CoreV1().ConfigMaps(names.OperandNamespace)
 	if _, err := configMaps.Create(ctx, benchConfig(0), metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
@@ -352,7 +362,7 @@ func refuseHostileConfigs(b *testing.B, admin *framework.Clients, op *operatorPr
 	samples := envInt(b, "HOSTILE_CONFIG_SAMPLES", 10)
 	for _, c := range hostileConfigs() {
 		if c.Name != "valid" && c.FitsConfigMap {
-			b.Run("configmap="+c.Name+"/controller", func(b *testing.B) {
+			b.Run("configmap="+c.Name+"/controller"+suffix, func(b *testing.B) {
 				// Each sample's bad write and its good one: the share of a refusal that was the API server's.
 				writes := apiServerShare(b, admin, "apiserver-configmap-write", "PUT", "configmaps", "")
 				// The operator's part: its status writes, its syncs (the good
@@ -364,6 +374,7 @@ func refuseHostileConfigs(b *testing.B, admin *framework.Clients, op *operatorPr
 				report(b, "refused", r.refused)
 				report(b, "written", r.written)
 				report(b, "delivered", r.delivered)
+				report(b, "after-delivery", r.afterDelivery)
 				writes()
 				statusWrites()
 				targetConfig()
@@ -373,7 +384,7 @@ func refuseHostileConfigs(b *testing.B, admin *framework.Clients, op *operatorPr
 			})
 		}
 		if !c.FitsConfigMap {
-			b.Run("configmap="+c.Name+"/apiserver", func(b *testing.B) {
+			b.Run("configmap="+c.Name+"/apiserver"+suffix, func(b *testing.B) {
 				cm := benchConfig(1)
 				cm.Data[names.ConfigKey] = c.Config
 				var times []time.Duration

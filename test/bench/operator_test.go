@@ -169,11 +169,13 @@ const metricsService, leaderElection = "secondary-scheduler-metrics", "secondary
 // is the write's round trip (the API server's work up to the write's commit
 // and its reply), delivered is when a metadata watch of the ConfigMap got the
 // change, which is when the API server sent it to its watchers, the
-// operator among them. grown holds, for each of costs, how much it grew over
-// each refusal.
+// operator among them. afterDelivery is refused less delivered, sample by
+// sample: the operator's share (its sync and its status write) and the
+// bench's watch of the status. grown holds, for each of costs, how much it
+// grew over each refusal.
 type refusals struct {
-	refused, written, delivered []time.Duration
-	grown                       [][]float64
+	refused, written, delivered, afterDelivery []time.Duration
+	grown                                      [][]float64
 }
 
 // badConfigToDegraded writes bad(i), a configuration the operator refuses,
@@ -225,14 +227,15 @@ func badConfigToDegraded(b *testing.B, admin *framework.Clients, samples int, se
 			}
 		}()
 		var start, written time.Time
-		out.refused = append(out.refused, measureSettled(b, 1, func() {}, fromNow(crs.List, crs.Watch, "cluster"),
+		took := measureSettled(b, 1, func() {}, fromNow(crs.List, crs.Watch, "cluster"),
 			func() error {
 				start = time.Now()
 				_, err := configMaps.Update(ctx, refused, metav1.UpdateOptions{})
 				written = time.Now()
 				return err
 			},
-			degraded(operatorv1.ConditionTrue))...)
+			degraded(operatorv1.ConditionTrue))[0]
+		out.refused = append(out.refused, took)
 		out.written = append(out.written, written.Sub(start))
 		select {
 		case at, ok := <-delivered:
@@ -240,6 +243,7 @@ func badConfigToDegraded(b *testing.B, admin *framework.Clients, samples int, se
 				b.Fatalf("sample %d: the watch of ConfigMap %s closed before the change", i, refused.Name)
 			}
 			out.delivered = append(out.delivered, at.Sub(start))
+			out.afterDelivery = append(out.afterDelivery, took-at.Sub(start))
 		case <-time.After(30 * time.Second):
 			b.Fatalf("sample %d: no watch event for ConfigMap %s within 30s", i, refused.Name)
 		}

@@ -132,16 +132,13 @@ func newClients(cc *controllercmd.ControllerContext) (*clients, error) {
 	// The kinds any user may create and fill are listed in pages, each
 	// trimmed before the next (kubecache.ListInPages): a list, unlike the
 	// watch-list, is decoded whole before the transform sees it.
-	c.crInformers = externalversions.NewSharedInformerFactoryWithOptions(kubecache.PagedSimulatorLists(c.cr, trim.Objects), resync,
-		externalversions.WithTransform(trim.Objects))
+	c.crInformers = kubecache.NewPagedCRInformers(c.cr, resync, trim.Objects)
 	// The one informer of the SecondaryScheduler, and the one writer of its
 	// status: every controller, library-go's included, goes through it.
 	c.operatorClient = operatorclient.New(cc.Clock, c.cr.OperatorV1(), c.crInformers.Operator().V1().SecondarySchedulers())
-	c.simulatorObjects = informers.NewSharedInformerFactoryWithOptions(kubecache.PagedKubeLists(c.kube, simulatorcontroller.Transform), resync,
-		simulatorcontroller.InformerOption(), informers.WithTransform(simulatorcontroller.Transform))
+	c.simulatorObjects = kubecache.NewPagedKubeInformers(c.kube, resync, simulatorcontroller.Transform, simulatorcontroller.InformerOption())
 	// Only pending, unbound pods of schedulers other than the default one.
-	c.waitingPods = informers.NewSharedInformerFactoryWithOptions(kubecache.PagedKubeLists(c.kube, trim.PendingPods), resync,
-		informers.WithTweakListOptions(unservedpodscontroller.PodListOptions), informers.WithTransform(trim.PendingPods))
+	c.waitingPods = kubecache.NewPagedKubeInformers(c.kube, resync, trim.PendingPods, informers.WithTweakListOptions(unservedpodscontroller.PodListOptions))
 	c.grantableRole = kubecache.NewNamedClusterRoleInformers(c.kube, names.GrantableClusterRole)
 	c.factories = append(c.factories, c.kubeInformers, c.crInformers, c.simulatorObjects, c.grantableRole, c.waitingPods)
 	return c, nil

@@ -2,10 +2,13 @@ package kubecache
 
 import (
 	"context"
+	"slices"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 	networkingv1client "k8s.io/client-go/kubernetes/typed/networking/v1"
@@ -14,6 +17,7 @@ import (
 	simv1alpha1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/simulation/v1alpha1"
 	"github.com/openshift/secondary-scheduler-operator/pkg/generated/clientset/versioned"
 	simv1alpha1client "github.com/openshift/secondary-scheduler-operator/pkg/generated/clientset/versioned/typed/simulation/v1alpha1"
+	"github.com/openshift/secondary-scheduler-operator/pkg/generated/informers/externalversions"
 )
 
 // The clients below are for informer factories only: they list, through
@@ -21,6 +25,25 @@ import (
 // fill with up to 256 KiB of annotations each (Pods, Services,
 // NetworkPolicies, Simulators), with the factory's transform. Every other
 // call goes to the client they wrap.
+
+// NewPagedKubeInformers is an informer factory of client whose Pods,
+// Services and NetworkPolicies are listed through ListInPages with
+// transform, which is also the factory's transform: one function trims what
+// is listed and what is watched.
+func NewPagedKubeInformers(client kubernetes.Interface, resync time.Duration, transform cache.TransformFunc,
+	opts ...informers.SharedInformerOption) informers.SharedInformerFactory {
+	return informers.NewSharedInformerFactoryWithOptions(PagedKubeLists(client, transform), resync,
+		append(slices.Clip(opts), informers.WithTransform(transform))...)
+}
+
+// NewPagedCRInformers is an informer factory of client whose Simulators are
+// listed through ListInPages with transform, which is also the factory's
+// transform.
+func NewPagedCRInformers(client versioned.Interface, resync time.Duration, transform cache.TransformFunc,
+	opts ...externalversions.SharedInformerOption) externalversions.SharedInformerFactory {
+	return externalversions.NewSharedInformerFactoryWithOptions(PagedSimulatorLists(client, transform), resync,
+		append(slices.Clip(opts), externalversions.WithTransform(transform))...)
+}
 
 // PagedKubeLists is client, with the Pods, Services and NetworkPolicies
 // listed through ListInPages with transform.

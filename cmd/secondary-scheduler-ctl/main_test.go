@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/openshift/secondary-scheduler-operator/pkg/cmd/ctl"
+	"github.com/openshift/secondary-scheduler-operator/pkg/trial/local"
 )
 
 // secondary-scheduler-ctl starts fast because it links neither the
@@ -47,7 +48,7 @@ func TestLinksNoController(t *testing.T) {
 
 func TestServesTheAdministratorsCommands(t *testing.T) {
 	var got []string
-	for _, c := range ctl.NewRootCommand().Commands() {
+	for _, c := range ctl.NewRootCommand(local.New).Commands() {
 		got = append(got, c.Name())
 	}
 	if want := []string{"diff", "render", "trial", "version"}; !slices.Equal(got, want) {

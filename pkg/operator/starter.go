@@ -39,7 +39,7 @@ import (
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/simulatorcontroller"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/staticresources"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/targetconfigcontroller"
-	"github.com/openshift/secondary-scheduler-operator/pkg/operator/trialrunner"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/trialcontroller"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/trim"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/unservedpodscontroller"
 )
@@ -66,8 +66,9 @@ func RunOperator(ctx context.Context, cc *controllercmd.ControllerContext, opts 
 	versions := status.NewVersionGetter()
 	seedVersions(nil, versions)
 
-	controllers := newControllers(cc, c, versions, openShift, opts, trialrunner.New(ctx, c.operatorClient, c.kube,
-		trialrunner.InCluster(c.kube, c.dynamic, openShift), report.OnSecondaryScheduler(c.kube)))
+	controllers := newControllers(cc, c, versions, openShift, opts)
+	controllers = append(controllers, trialcontroller.New(ctx, c.operatorClient, c.kube, c.kubeInformers,
+		trialcontroller.InCluster(c.kube, c.dynamic, openShift), report.OnSecondaryScheduler(c.kube), cc.EventRecorder))
 	if openShift {
 		configInformers, openShiftControllers, err := newOpenShiftControllers(ctx, cc, c.crConfig, c.operatorClient, versions)
 		if err != nil {
@@ -146,12 +147,11 @@ func newClients(cc *controllercmd.ControllerContext) (*clients, error) {
 
 // newControllers are the controllers of the SecondaryScheduler that run
 // everywhere, OpenShift or not.
-func newControllers(cc *controllercmd.ControllerContext, c *clients, versions status.VersionGetter, openShift bool, opts Options,
-	trials targetconfigcontroller.Trials) []factory.Controller {
+func newControllers(cc *controllercmd.ControllerContext, c *clients, versions status.VersionGetter, openShift bool, opts Options) []factory.Controller {
 	return []factory.Controller{
 		staticresources.NewStaticResourcesController(staticresources.ControllerName, c.cachedKube, c.kubeInformers, c.operatorClient, cc.EventRecorder),
 		targetconfigcontroller.NewTargetConfigController(c.operatorClient, c.cachedKube, c.kubeInformers, c.grantableRole.Rbac().V1().ClusterRoles(),
-			staticresources.DeleteAll(c.kube), observerWait(openShift), trials, cc.EventRecorder),
+			staticresources.DeleteAll(c.kube), observerWait(openShift), cc.EventRecorder),
 		managementstatecontroller.NewOperatorManagementStateController(operatorName, c.operatorClient, cc.EventRecorder),
 		loglevel.NewClusterOperatorLoggingController(c.operatorClient, cc.EventRecorder),
 		// Conditions of earlier releases that nothing sets any more.

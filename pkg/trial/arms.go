@@ -5,27 +5,28 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/yaml"
 )
 
-// Arm is one scheduler of a trial.
+// Arm is one scheduler of a trial, as its pods would run it.
 type Arm struct {
-	// Name says which ("current", "candidate"); it names the arm's files.
+	// Name says which ("current", "candidate"); it names the arm's files and objects.
 	Name string `json:"name"`
 	// Binary is the scheduler executable (kube-scheduler, or a build with
-	// out-of-tree plugins such as scheduler-plugins'), for LocalRuntime.
+	// out-of-tree plugins such as scheduler-plugins'), for a runtime that runs
+	// processes.
 	Binary string `json:"binary,omitempty"`
 	// Image and Command are the scheduler's container image and command, for
-	// PodRuntime (the operand's, as the SecondaryScheduler renders it).
+	// a runtime that runs containers (the operand's, as the SecondaryScheduler
+	// renders it).
 	Image   string   `json:"image,omitempty"`
 	Command []string `json:"command,omitempty"`
+	// Args are the scheduler's arguments without the flags a runtime sets
+	// itself (configuration, identity, serving): feature gates and the like.
+	Args []string `json:"args,omitempty"`
 	// Config is its KubeSchedulerConfiguration (YAML). Its client connection
 	// and leader election are replaced: the sandbox, no election.
 	Config []byte `json:"-"`
@@ -51,8 +52,8 @@ func SchedulerNames(config []byte) ([]string, error) {
 	return names, nil
 }
 
-// sandboxConfig is config pointed at kubeconfig, without leader election.
-func sandboxConfig(config []byte, kubeconfig string) ([]byte, error) {
+// SandboxSchedulerConfig is config pointed at kubeconfig, without leader election.
+func SandboxSchedulerConfig(config []byte, kubeconfig string) ([]byte, error) {
 	var obj map[string]interface{}
 	useNumber := func(d *json.Decoder) *json.Decoder { d.UseNumber(); return d }
 	if err := yaml.Unmarshal(config, &obj, useNumber); err != nil {
@@ -121,39 +122,6 @@ func schedule(ctx context.Context, sb Sandbox, s *seeder, arm Arm, want int, tim
 	}
 }
 
-// startScheduler starts arm's scheduler against sb, logging to logPath. The
-// channel receives its exit; stop kills it and waits.
-func startScheduler(sb *localSandbox, arm Arm, dir, logPath string) (chan error, func(), error) {
-	config, err := sandboxConfig(arm.Config, sb.kubeconfig)
-	if err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", arm.Name, err)
-	}
-	configPath := filepath.Join(dir, "config.yaml")
-	if err := os.WriteFile(configPath, config, 0o600); err != nil {
-		return nil, nil, err
-	}
-	logFile, err := os.Create(logPath)
-	if err != nil {
-		return nil, nil, err
-	}
-	defer logFile.Close() // the child has its own descriptor
-	cmd := exec.Command(arm.Binary, "--config="+configPath, "--secure-port=0",
-		"--authentication-kubeconfig="+sb.kubeconfig, "--authorization-kubeconfig="+sb.kubeconfig)
-	cmd.Stdout, cmd.Stderr = logFile, logFile
-	cmd.SysProcAttr = childProcAttr()
-	if err := cmd.Start(); err != nil {
-		return nil, nil, fmt.Errorf("%s: starting %s: %w", arm.Name, arm.Binary, err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	stop := func() {
-		_ = cmd.Process.Kill()
-		err := <-exited
-		exited <- err
-	}
-	return exited, stop, nil
-}
-
 // outcomeOf reads placements from pods: bound, or unschedulable by their
 // PodScheduled condition (the scheduler's message, as in its FailedScheduling
 // event). It returns how many are decided.
@@ -193,17 +161,4 @@ func equalOutcomes(a, b Outcome) bool {
 		}
 	}
 	return true
-}
-
-// tail is the last n lines of a file.
-func tail(path string, n int) string {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return err.Error()
-	}
-	lines := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return strings.Join(lines, "\n")
 }

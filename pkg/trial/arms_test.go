@@ -26,7 +26,7 @@ profiles:
       - {name: NodeResourcesFit, weight: 5}
 - schedulerName: b
 `)
-	out, err := sandboxConfig(in, "/tmp/sandbox.kubeconfig")
+	out, err := SandboxSchedulerConfig(in, "/tmp/sandbox.kubeconfig")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,7 +51,7 @@ profiles:
 	if names, _ := SchedulerNames([]byte("kind: KubeSchedulerConfiguration\n")); strings.Join(names, ",") != "default-scheduler" {
 		t.Errorf("SchedulerNames of no profiles = %v, want default-scheduler", names)
 	}
-	if _, err := sandboxConfig([]byte(""), "k"); err == nil {
+	if _, err := SandboxSchedulerConfig([]byte(""), "k"); err == nil {
 		t.Error("an empty configuration was accepted")
 	}
 }

@@ -1,14 +1,11 @@
 package trial
 
 import (
-	"fmt"
 	"regexp"
 	"sort"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
-
-	"github.com/openshift/secondary-scheduler-operator/pkg/trial/gate"
 )
 
 // PodGroupLabel puts a pod in a scheduler-plugins PodGroup: the pods of one
@@ -71,7 +68,13 @@ type Counts struct {
 }
 
 // MovedPercent is the share of the units placed by both arms that moved.
-func (c Counts) MovedPercent() float64 { return gate.MovedPercent(c.Same, c.Moved) }
+// It is 0 when neither placed any.
+func (c Counts) MovedPercent() float64 {
+	if c.Same+c.Moved == 0 {
+		return 0
+	}
+	return 100 * float64(c.Moved) / float64(c.Same+c.Moved)
+}
 
 // NodeSpread is how many replayed pods each arm bound to a node.
 type NodeSpread struct {
@@ -189,56 +192,6 @@ func (c *Counts) add(ch Change) {
 	case StillUnschedulable:
 		c.StillUnschedulable++
 	}
-}
-
-// Gate is what a trial may change before it blocks a rollout.
-type Gate struct {
-	// MaxNewlyUnschedulable is how many units the candidate may leave
-	// unschedulable that the current scheduler places (a gang is one).
-	MaxNewlyUnschedulable int `json:"maxNewlyUnschedulable"`
-	// MaxMovedPercent, when set, bounds the share of units placed by both
-	// arms that the candidate puts elsewhere.
-	MaxMovedPercent *float64 `json:"maxMovedPercent,omitempty"`
-}
-
-// Verdict is a gate's decision.
-type Verdict struct {
-	Allowed bool   `json:"allowed"`
-	Message string `json:"message"`
-	// Reasons are the first distinct reasons of newly unschedulable units.
-	Reasons []string `json:"reasons,omitempty"`
-}
-
-// maxReasons is how many reasons a verdict quotes.
-const maxReasons = 3
-
-// Check judges a comparison.
-func (g Gate) Check(c Comparison) Verdict {
-	n := c.Counts
-	blocked := gate.Exceeded(n.NewlyUnschedulable, g.MaxNewlyUnschedulable, n.Same, n.Moved, g.MaxMovedPercent)
-	v := Verdict{Allowed: len(blocked) == 0}
-	seen := map[string]bool{}
-	for _, u := range c.Units {
-		if u.Change != NewlyUnschedulable || len(v.Reasons) == maxReasons {
-			continue
-		}
-		r := u.Reason
-		if u.Plugins != "" {
-			r = u.Plugins + ": " + r
-		}
-		if !seen[r] {
-			seen[r] = true
-			v.Reasons = append(v.Reasons, r)
-		}
-	}
-	summary := fmt.Sprintf("%d units: %d same, %d moved, %d newly unschedulable, %d newly schedulable, %d unschedulable in both",
-		n.Units, n.Same, n.Moved, n.NewlyUnschedulable, n.NewlySchedulable, n.StillUnschedulable)
-	if v.Allowed {
-		v.Message = "allowed: " + summary
-	} else {
-		v.Message = "blocked: " + strings.Join(blocked, ", ") + "; " + summary
-	}
-	return v
 }
 
 // pluginMessages are the failure messages of the plugins, as the scheduler

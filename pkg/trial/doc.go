@@ -3,11 +3,13 @@
 // trimmed to scheduling-relevant fields), starts a sandbox (etcd and
 // kube-apiserver) per arm with the arm's scheduler against it, seeds it with
 // the snapshot, releases the replayed pods, waits until every one is bound or
-// reported unschedulable, and compares the placements (Compare) against a
-// gate (Gate.Check).
+// reported unschedulable, compares the placements (Compare) and judges the
+// counts by a Gate.
 //
-// A Runtime runs the arms: LocalRuntime as processes on this machine (the
-// trial command), PodRuntime as a Pod per arm in the cluster (the operator).
+// It is a library: a Runtime runs the arms, and the runtimes live with their
+// users (package local runs processes on this machine for the trial command;
+// the operator's trial controller runs a Pod per arm). It knows nothing of the
+// operator.
 //
 // Run does all of it; the stages are exported so that a caller which takes the
 // snapshot elsewhere (a controller, a benchmark) can run the rest.

@@ -2,16 +2,14 @@ package trial
 
 import (
 	"context"
-	"errors"
-	"fmt"
-	"os"
-	"path/filepath"
 
 	"k8s.io/client-go/rest"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 )
 
-// Runtime runs the arms' sandboxes and schedulers: LocalRuntime as processes
-// on this machine, PodRuntime as a Pod per arm in a cluster.
+// Runtime runs the arms' sandboxes and schedulers: as processes on this
+// machine (package local, for the trial command) or as a Pod per arm in a
+// cluster (the operator's trial controller).
 type Runtime interface {
 	// Start starts arm's sandbox with arm's scheduler running against it,
 	// and returns once the sandbox answers. Its error names the arm. The
@@ -33,59 +31,21 @@ type Sandbox interface {
 	Stop(ctx context.Context) error
 }
 
-// LocalRuntime runs each arm as processes on this machine: etcd and
-// kube-apiserver from BinDir (with envtest, as the integration tests do) and
-// the arm's scheduler from Arm.Binary.
-type LocalRuntime struct {
-	// BinDir holds etcd and kube-apiserver.
-	BinDir string
-	// Dir receives each arm's kubeconfig, configuration and scheduler log,
-	// in Dir/<arm name>.
-	Dir string
+// Unlimited is a copy of cfg without a client-side rate limit: seeding is
+// thousands of creates into a private server.
+func Unlimited(cfg *rest.Config) *rest.Config {
+	c := rest.CopyConfig(cfg)
+	c.QPS, c.Burst = -1, 0
+	return c
 }
 
-// Start implements Runtime.
-func (l *LocalRuntime) Start(ctx context.Context, arm Arm) (Sandbox, error) {
-	dir := filepath.Join(l.Dir, arm.Name)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, err
-	}
-	sb, err := startSandbox(l.BinDir, dir)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", arm.Name, err)
-	}
-	s := &localArm{sandbox: sb, arm: arm, log: filepath.Join(dir, "scheduler.log")}
-	if s.exited, s.stopScheduler, err = startScheduler(sb, arm, dir, s.log); err != nil {
-		return nil, errors.Join(err, sb.stop())
-	}
-	return s, nil
-}
-
-// localArm is a local sandbox and the scheduler process against it.
-type localArm struct {
-	sandbox       *localSandbox
-	arm           Arm
-	log           string
-	exited        chan error
-	stopScheduler func()
-}
-
-func (s *localArm) Config() *rest.Config { return rest.CopyConfig(s.sandbox.config) }
-
-func (s *localArm) Log() string { return s.log }
-
-func (s *localArm) Failed(context.Context) error {
-	select {
-	case err := <-s.exited:
-		s.exited <- err // for stopScheduler's wait
-		return fmt.Errorf("%s: %s exited (%v) before it placed the replayed pods; the last lines of its log:\n%s",
-			s.arm.Name, filepath.Base(s.arm.Binary), err, tail(s.log, 15))
-	default:
-		return nil
-	}
-}
-
-func (s *localArm) Stop(context.Context) error {
-	s.stopScheduler()
-	return s.sandbox.stop()
+// Kubeconfig is a kubeconfig holding cfg's server and credentials, for a
+// scheduler run against a sandbox.
+func Kubeconfig(cfg *rest.Config) clientcmdapi.Config {
+	kc := clientcmdapi.NewConfig()
+	kc.Clusters["sandbox"] = &clientcmdapi.Cluster{Server: cfg.Host, CertificateAuthorityData: cfg.CAData}
+	kc.AuthInfos["admin"] = &clientcmdapi.AuthInfo{ClientCertificateData: cfg.CertData, ClientKeyData: cfg.KeyData, Token: cfg.BearerToken}
+	kc.Contexts["sandbox"] = &clientcmdapi.Context{Cluster: "sandbox", AuthInfo: "admin"}
+	kc.CurrentContext = "sandbox"
+	return *kc
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"sync"
 	"time"
 
@@ -17,15 +16,8 @@ type Options struct {
 	Snapshot *Snapshot
 	// Current is the scheduler that runs now, Candidate the one that would replace it.
 	Current, Candidate Arm
-	// Runtime runs the arms; nil runs them on this machine (LocalRuntime)
-	// from SandboxBin and WorkDir.
+	// Runtime runs the arms.
 	Runtime Runtime
-	// SandboxBin holds the sandbox's etcd and kube-apiserver (LocalRuntime).
-	SandboxBin string
-	// WorkDir receives each arm's configuration and scheduler log (in
-	// WorkDir/<arm name>); "" uses a temporary directory, removed afterwards
-	// (LocalRuntime).
-	WorkDir string
 	// Timeout bounds each arm's scheduling; 0 means DefaultTimeout.
 	Timeout time.Duration
 	Gate    Gate
@@ -44,7 +36,7 @@ type ArmReport struct {
 	Unschedulable int `json:"unschedulable"`
 	// Undecided pods were neither bound nor reported within the timeout.
 	Undecided int `json:"undecided"`
-	// Log is the scheduler's log ("" once WorkDir was a removed temporary directory).
+	// Log is where the scheduler's log is kept ("" when the runtime keeps none).
 	Log string `json:"log,omitempty"`
 	// Start, Seed and Schedule are how long its sandbox took to start and
 	// seed, and its scheduler to place the replay set.
@@ -90,24 +82,11 @@ type Timings struct {
 // exited): it says nothing of the candidate.
 func Run(ctx context.Context, o Options) (*Report, error) {
 	start := time.Now()
-	if o.Snapshot == nil {
-		return nil, errors.New("trial: no snapshot")
+	if o.Snapshot == nil || o.Runtime == nil {
+		return nil, errors.New("trial: a snapshot and a runtime are needed")
 	}
 	if o.Timeout == 0 {
 		o.Timeout = DefaultTimeout
-	}
-	rt, keep := o.Runtime, o.WorkDir != ""
-	if rt == nil {
-		dir := o.WorkDir
-		if !keep {
-			d, err := os.MkdirTemp("", "secondary-scheduler-trial-")
-			if err != nil {
-				return nil, err
-			}
-			dir = d
-			defer os.RemoveAll(d)
-		}
-		rt = &LocalRuntime{BinDir: o.SandboxBin, Dir: dir}
 	}
 	arms := []Arm{o.Current, o.Candidate}
 	reports := make([]ArmReport, 2)
@@ -118,7 +97,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			reports[i], runs[i], errs[i] = runArm(ctx, o, rt, arms[i])
+			reports[i], runs[i], errs[i] = runArm(ctx, o, arms[i])
 		}()
 	}
 	wg.Wait()
@@ -135,18 +114,15 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		r.Timings.Seed = max(r.Timings.Seed, a.Seed)
 		r.Timings.Schedule = max(r.Timings.Schedule, a.Schedule)
 	}
-	if o.Runtime == nil && !keep {
-		r.Current.Log, r.Candidate.Log = "", ""
-	}
 	r.Timings.Total = time.Since(start)
 	return r, nil
 }
 
 // runArm starts, seeds and stops one sandbox around one scheduler.
-func runArm(ctx context.Context, o Options, rt Runtime, arm Arm) (ArmReport, *armRun, error) {
+func runArm(ctx context.Context, o Options, arm Arm) (ArmReport, *armRun, error) {
 	rep := ArmReport{Arm: arm}
 	t := time.Now()
-	sb, err := rt.Start(ctx, arm)
+	sb, err := o.Runtime.Start(ctx, arm)
 	if err != nil {
 		return rep, nil, err
 	}

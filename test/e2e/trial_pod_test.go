@@ -27,7 +27,8 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
-	"github.com/openshift/secondary-scheduler-operator/pkg/trial"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/trialcontroller/podruntime"
+
 	"github.com/openshift/secondary-scheduler-operator/test/e2e/operandrunner"
 	"github.com/openshift/secondary-scheduler-operator/test/framework"
 )
@@ -44,22 +45,28 @@ const (
 // on podIP:6443 with the Secret's CA, server name and token, the Pod's
 // scheduler binds a pod created in the sandbox, and deleting the Pod stops its
 // processes and frees its address.
+// trialPodNS holds the trial Pods the tests make by hand: a namespace of their
+// own, since the operator's trial controller deletes from the operand
+// namespace every trial object no trial of its own holds.
+var trialPodNS string
+
 func TestTrialPod(t *testing.T) {
 	c := needCluster(t)
+	trialPodNS = c.createNamespace(t, "e2e-trial-pod")
 	ctx := context.Background()
 	h := c.trials
 	t.Logf("the trial Pod runner logs to %s", h.log)
 	pki := newTrialPKI(t)
 	secret, pod := trialPodObjects("e2e", "0123456789ab", pki, trialKubeScheduler)
-	if _, err := c.admin.Kube.CoreV1().Secrets(names.OperandNamespace).Create(ctx, secret, metav1.CreateOptions{}); err != nil {
+	if _, err := c.admin.Kube.CoreV1().Secrets(trialPodNS).Create(ctx, secret, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		_ = c.admin.Kube.CoreV1().Secrets(names.OperandNamespace).Delete(context.Background(), secret.Name, metav1.DeleteOptions{})
-		_ = c.admin.Kube.CoreV1().Pods(names.OperandNamespace).Delete(context.Background(), pod.Name, metav1.DeleteOptions{GracePeriodSeconds: ptr.To(int64(0))})
+		_ = c.admin.Kube.CoreV1().Secrets(trialPodNS).Delete(context.Background(), secret.Name, metav1.DeleteOptions{})
+		_ = c.admin.Kube.CoreV1().Pods(trialPodNS).Delete(context.Background(), pod.Name, metav1.DeleteOptions{GracePeriodSeconds: ptr.To(int64(0))})
 	})
 	start := time.Now()
-	created, err := c.admin.Kube.CoreV1().Pods(names.OperandNamespace).Create(ctx, pod, metav1.CreateOptions{})
+	created, err := c.admin.Kube.CoreV1().Pods(trialPodNS).Create(ctx, pod, metav1.CreateOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +87,7 @@ func TestTrialPod(t *testing.T) {
 	t.Logf("the sandbox pod was bound to %s by the trial Pod's scheduler %s after the trial Pod's creation", node, time.Since(start).Round(100*time.Millisecond))
 
 	s := h.waitScheduler(ctx, t, created.UID)
-	if err := c.admin.Kube.CoreV1().Pods(names.OperandNamespace).Delete(ctx, created.Name, metav1.DeleteOptions{}); err != nil {
+	if err := c.admin.Kube.CoreV1().Pods(trialPodNS).Delete(ctx, created.Name, metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	checkTrialPodGone(ctx, t, c, s, true)
@@ -148,9 +155,9 @@ func (p *trialPKI) kubeconfig() []byte {
 // trialPodObjects are the Secret and Pod of one arm, as the contract has them.
 func trialPodObjects(arm, trialID string, pki *trialPKI, schedulerImage string) (*corev1.Secret, *corev1.Pod) {
 	name := "secondary-scheduler-trial-" + arm
-	labels := map[string]string{trial.AppNameLabel: trial.AppName, names.ManagedByLabel: names.ManagedByValue,
-		trial.ArmLabel: arm, trial.TrialLabel: trialID}
-	meta := metav1.ObjectMeta{Name: name, Namespace: names.OperandNamespace, Labels: labels}
+	labels := map[string]string{podruntime.AppNameLabel: podruntime.AppName, names.ManagedByLabel: names.ManagedByValue,
+		podruntime.ArmLabel: arm, podruntime.TrialLabel: trialID}
+	meta := metav1.ObjectMeta{Name: name, Namespace: trialPodNS, Labels: labels}
 	config := fmt.Sprintf(`apiVersion: kubescheduler.config.k8s.io/v1
 kind: KubeSchedulerConfiguration
 clientConnection:
@@ -229,7 +236,7 @@ func (c *cluster) waitTrialPodRunning(ctx context.Context, t *testing.T, name st
 	var pod *corev1.Pod
 	framework.WaitForWithin(ctx, t, 2*time.Minute, "trial Pod "+name+" Running and Ready", func() (bool, error) {
 		var err error
-		if pod, err = c.admin.Kube.CoreV1().Pods(names.OperandNamespace).Get(ctx, name, metav1.GetOptions{}); err != nil {
+		if pod, err = c.admin.Kube.CoreV1().Pods(trialPodNS).Get(ctx, name, metav1.GetOptions{}); err != nil {
 			return false, err
 		}
 		if pod.Status.Phase == corev1.PodFailed {
@@ -307,7 +314,7 @@ func checkTrialPodGone(ctx context.Context, t *testing.T, c *cluster, s *operand
 	t.Helper()
 	if deleted {
 		framework.WaitForWithin(ctx, t, time.Minute, "the deleted trial Pod to be gone", func() (bool, error) {
-			_, err := c.admin.Kube.CoreV1().Pods(names.OperandNamespace).Get(ctx, s.Pod.Name, metav1.GetOptions{})
+			_, err := c.admin.Kube.CoreV1().Pods(trialPodNS).Get(ctx, s.Pod.Name, metav1.GetOptions{})
 			return apierrors.IsNotFound(err), nil
 		})
 	}
@@ -335,22 +342,23 @@ func checkTrialPodGone(ctx context.Context, t *testing.T, c *cluster, s *operand
 // address free again.
 func TestTrialPodSchedulerExits(t *testing.T) {
 	c := needCluster(t)
+	trialPodNS = c.createNamespace(t, "e2e-trial-pod")
 	ctx := context.Background()
 	secret, pod := trialPodObjects("e2e-exit", "0123456789ac", newTrialPKI(t), trialKubeScheduler)
 	secret.Data["config.yaml"] = append(secret.Data["config.yaml"], []byte("  plugins:\n    score:\n      enabled:\n      - name: NoSuchPlugin\n")...)
-	if _, err := c.admin.Kube.CoreV1().Secrets(names.OperandNamespace).Create(ctx, secret, metav1.CreateOptions{}); err != nil {
+	if _, err := c.admin.Kube.CoreV1().Secrets(trialPodNS).Create(ctx, secret, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		_ = c.admin.Kube.CoreV1().Secrets(names.OperandNamespace).Delete(context.Background(), secret.Name, metav1.DeleteOptions{})
-		_ = c.admin.Kube.CoreV1().Pods(names.OperandNamespace).Delete(context.Background(), pod.Name, metav1.DeleteOptions{GracePeriodSeconds: ptr.To(int64(0))})
+		_ = c.admin.Kube.CoreV1().Secrets(trialPodNS).Delete(context.Background(), secret.Name, metav1.DeleteOptions{})
+		_ = c.admin.Kube.CoreV1().Pods(trialPodNS).Delete(context.Background(), pod.Name, metav1.DeleteOptions{GracePeriodSeconds: ptr.To(int64(0))})
 	})
-	created, err := c.admin.Kube.CoreV1().Pods(names.OperandNamespace).Create(ctx, pod, metav1.CreateOptions{})
+	created, err := c.admin.Kube.CoreV1().Pods(trialPodNS).Create(ctx, pod, metav1.CreateOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	framework.WaitForWithin(ctx, t, 2*time.Minute, "trial Pod "+pod.Name+" Failed", func() (bool, error) {
-		pod, err = c.admin.Kube.CoreV1().Pods(names.OperandNamespace).Get(ctx, pod.Name, metav1.GetOptions{})
+		pod, err = c.admin.Kube.CoreV1().Pods(trialPodNS).Get(ctx, pod.Name, metav1.GetOptions{})
 		return err == nil && pod.Status.Phase == corev1.PodFailed, err
 	})
 	if n := len(pod.Status.ContainerStatuses); n != 1 || pod.Status.ContainerStatuses[0].State.Terminated == nil {
@@ -362,7 +370,7 @@ func TestTrialPodSchedulerExits(t *testing.T) {
 	}
 	// The phase follows the scheduler alone; the sidecars stop after it.
 	framework.WaitForWithin(ctx, t, 30*time.Second, "the trial Pod's sidecars reported terminated", func() (bool, error) {
-		pod, err = c.admin.Kube.CoreV1().Pods(names.OperandNamespace).Get(ctx, pod.Name, metav1.GetOptions{})
+		pod, err = c.admin.Kube.CoreV1().Pods(trialPodNS).Get(ctx, pod.Name, metav1.GetOptions{})
 		if err != nil || len(pod.Status.InitContainerStatuses) != 2 {
 			return false, err
 		}

@@ -9,7 +9,7 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/utils/ptr"
 
-	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/trialcontroller/podruntime"
 	"github.com/openshift/secondary-scheduler-operator/pkg/trial"
 	"github.com/openshift/secondary-scheduler-operator/test/e2e/operandrunner"
 	"github.com/openshift/secondary-scheduler-operator/test/framework"
@@ -25,8 +25,9 @@ import (
 // harness ran for them have exited.
 func TestTrialPodRuntime(t *testing.T) {
 	c := needCluster(t)
+	trialPodNS = c.createNamespace(t, "e2e-trial-pod")
 	ctx := context.Background()
-	if want := trial.AppNameLabel + "=" + trial.AppName; operandrunner.TrialSelector != want {
+	if want := podruntime.AppNameLabel + "=" + podruntime.AppName; operandrunner.TrialSelector != want {
 		t.Fatalf("the harness plays the Pods labelled %s, pkg/trial labels them %s", operandrunner.TrialSelector, want)
 	}
 	ns := c.createNamespace(t, "e2e-trial-pods")
@@ -52,7 +53,7 @@ func TestTrialPodRuntime(t *testing.T) {
 		Snapshot:  snap,
 		Current:   trial.Arm{Name: "current", Image: trialKubeScheduler, Command: []string{"kube-scheduler"}, Config: framework.ScoringConfig("secondary-scheduler", "LeastAllocated")},
 		Candidate: trial.Arm{Name: "candidate", Image: trialKubeScheduler, Command: []string{"kube-scheduler"}, Config: framework.ScoringConfig("secondary-scheduler", "MostAllocated")},
-		Runtime: &trial.PodRuntime{Kube: c.admin.Kube, Namespace: names.OperandNamespace, Owner: owner,
+		Runtime: &podruntime.Runtime{Kube: c.admin.Kube, Namespace: trialPodNS, Owner: owner,
 			TrialID: "e2e0trialpod", StartTimeout: 2 * time.Minute},
 		Timeout: time.Minute,
 		// The sandbox's address is the trial Pod's IP, which the harness forwards.

@@ -14,7 +14,7 @@ import (
 	secondaryschedulerv1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/targetconfigcontroller"
-	"github.com/openshift/secondary-scheduler-operator/pkg/operator/trialrunner"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/trialcontroller"
 	"github.com/openshift/secondary-scheduler-operator/pkg/trial"
 	"github.com/openshift/secondary-scheduler-operator/test/e2e/operandrunner"
 )
@@ -74,8 +74,8 @@ func TestTrialBlocksAGangThroughTheOperator(t *testing.T) {
 // trialReportJSON decodes report.json of the report ConfigMap the result names.
 func (c *cluster) trialReportJSON(t *testing.T, result *secondaryschedulerv1.TrialResult) *trial.Report {
 	t.Helper()
-	if result.Report != trialrunner.ReportName {
-		t.Fatalf("lastTrial.report = %q, want %s", result.Report, trialrunner.ReportName)
+	if result.Report != trialcontroller.ReportName {
+		t.Fatalf("lastTrial.report = %q, want %s", result.Report, trialcontroller.ReportName)
 	}
 	cm, err := c.admin.Kube.CoreV1().ConfigMaps(names.OperandNamespace).Get(context.Background(), result.Report, metav1.GetOptions{})
 	if err != nil {

@@ -16,7 +16,7 @@ import (
 	secondaryschedulerv1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/targetconfigcontroller"
-	"github.com/openshift/secondary-scheduler-operator/pkg/operator/trialrunner"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/trialcontroller"
 	"github.com/openshift/secondary-scheduler-operator/test/framework"
 )
 
@@ -169,8 +169,8 @@ func (c *cluster) waitTrialVerdict(t *testing.T) *secondaryschedulerv1.TrialResu
 // checkTrialReport checks the report ConfigMap of the trial result names.
 func (c *cluster) checkTrialReport(t *testing.T, result *secondaryschedulerv1.TrialResult) {
 	t.Helper()
-	if result.Report != trialrunner.ReportName {
-		t.Fatalf("lastTrial.report = %q, want %s", result.Report, trialrunner.ReportName)
+	if result.Report != trialcontroller.ReportName {
+		t.Fatalf("lastTrial.report = %q, want %s", result.Report, trialcontroller.ReportName)
 	}
 	cm, err := c.admin.Kube.CoreV1().ConfigMaps(names.OperandNamespace).Get(context.Background(), result.Report, metav1.GetOptions{})
 	if err != nil {

@@ -22,6 +22,7 @@ import (
 
 	"github.com/openshift/secondary-scheduler-operator/pkg/cmd/ctl"
 	"github.com/openshift/secondary-scheduler-operator/pkg/trial"
+	"github.com/openshift/secondary-scheduler-operator/pkg/trial/local"
 )
 
 // trialSecret is a value the live cluster holds in a pod's env and in a Secret
@@ -193,7 +194,7 @@ func (c *cluster) runTrial(t *testing.T, files []string, inspect func(string, *r
 	t.Helper()
 	var out, errOut bytes.Buffer
 	start := time.Now()
-	err := ctl.RunTrial(context.Background(), &ctl.TrialOptions{Files: files, Kubeconfig: c.kubeconfig, BinDir: c.bin,
+	err := ctl.RunTrial(context.Background(), &ctl.TrialOptions{NewRuntime: local.New, Files: files, Kubeconfig: c.kubeconfig, BinDir: c.bin,
 		Replay: 2, Timeout: time.Minute, Output: "json", Inspect: inspect}, nil, &out, &errOut)
 	t.Logf("trial of %s: %s after %s\n%s", strings.Join(files, ", "), errText(err), time.Since(start).Round(100*time.Millisecond), errOut.String())
 	if out.Len() == 0 {

@@ -14,6 +14,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/ptr"
 
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/trialcontroller/podruntime"
 	"github.com/openshift/secondary-scheduler-operator/pkg/trial"
 	"github.com/openshift/secondary-scheduler-operator/test/framework"
 )
@@ -39,16 +40,16 @@ func TestTrialPodRuntime(t *testing.T) {
 	}
 	owner := metav1.OwnerReference{APIVersion: "operator.openshift.io/v1", Kind: "SecondaryScheduler", Name: "cluster",
 		UID: "7e57a1a1-0000-4000-8000-000000000001", Controller: ptr.To(true), BlockOwnerDeletion: ptr.To(true)}
-	runtime := func(id string, timeout time.Duration) *trial.PodRuntime {
-		return &trial.PodRuntime{Kube: kube, Namespace: ns, Owner: owner, TrialID: id, StartTimeout: timeout}
+	runtime := func(id string, timeout time.Duration) *podruntime.Runtime {
+		return &podruntime.Runtime{Kube: kube, Namespace: ns, Owner: owner, TrialID: id, StartTimeout: timeout}
 	}
 	arm := trial.Arm{Name: "candidate", Image: "registry.k8s.io/kube-scheduler:v1.37.2",
 		Config: []byte("apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nprofiles:\n- schedulerName: secondary-scheduler\n")}
-	name := trial.ObjectName(arm.Name)
+	name := podruntime.ObjectName(arm.Name)
 
 	t.Run("a terminated scheduler fails the arm with its message; nothing is left", func(t *testing.T) {
 		// What an interrupted earlier trial left.
-		stale := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns, Labels: trial.Labels(arm.Name, "ffffffffffff")}}
+		stale := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns, Labels: podruntime.Labels(arm.Name, "ffffffffffff")}}
 		if _, err := kube.CoreV1().Secrets(ns).Create(ctx, stale, metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
 		}
@@ -56,7 +57,7 @@ func TestTrialPodRuntime(t *testing.T) {
 		pod := waitTrialObjects(t, kube, ns, name, "0123456789ab", owner)
 		msg := `E2E-TRIAL: couldn't create scheduler: profile "secondary-scheduler": unknown plugin "NoSuchPlugin"`
 		pod.Status.Phase = corev1.PodFailed
-		pod.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: trial.SchedulerContainer, Image: arm.Image,
+		pod.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: podruntime.SchedulerContainer, Image: arm.Image,
 			State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: 1, Reason: "Error", Message: msg}}}}
 		if _, err := kube.CoreV1().Pods(ns).UpdateStatus(ctx, pod, metav1.UpdateOptions{}); err != nil {
 			t.Fatal(err)
@@ -75,8 +76,8 @@ func TestTrialPodRuntime(t *testing.T) {
 		started := startArm(runtime("0123456789ac", 5*time.Second), arm)
 		pod := waitTrialObjects(t, kube, ns, name, "0123456789ac", owner)
 		pod.Status.InitContainerStatuses = []corev1.ContainerStatus{
-			{Name: trial.EtcdContainer, Image: trial.DefaultEtcdImage, State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{}}, Started: ptr.To(true)},
-			{Name: trial.APIServerContainer, Image: trial.DefaultAPIServerImage, State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{
+			{Name: podruntime.EtcdContainer, Image: podruntime.DefaultEtcdImage, State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{}}, Started: ptr.To(true)},
+			{Name: podruntime.APIServerContainer, Image: podruntime.DefaultAPIServerImage, State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{
 				Reason: "ImagePullBackOff", Message: `Back-off pulling image "registry.k8s.io/kube-apiserver:v1.37.2"`}}},
 		}
 		if _, err := kube.CoreV1().Pods(ns).UpdateStatus(ctx, pod, metav1.UpdateOptions{}); err != nil {
@@ -94,13 +95,13 @@ func TestTrialPodRuntime(t *testing.T) {
 
 	t.Run("the clean-up deletes every trial object, and leaves the rest", func(t *testing.T) {
 		other := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "not-a-trial", Namespace: ns,
-			Labels: map[string]string{"app.kubernetes.io/name": trial.AppName}}}
+			Labels: map[string]string{"app.kubernetes.io/name": podruntime.AppName}}}
 		if _, err := kube.CoreV1().Secrets(ns).Create(ctx, other, metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
 		}
 		started := startArm(runtime("0123456789ad", 2*time.Minute), arm)
 		waitTrialObjects(t, kube, ns, name, "0123456789ad", owner)
-		if err := trial.DeleteTrialObjects(ctx, kube, ns); err != nil {
+		if err := podruntime.DeleteNamed(ctx, kube, ns, name); err != nil {
 			t.Fatal(err)
 		}
 		waitNoTrialObjects(t, kube, ns)
@@ -116,7 +117,7 @@ func TestTrialPodRuntime(t *testing.T) {
 }
 
 // startArm starts arm on rt, and sends Start's error: these arms never answer.
-func startArm(rt *trial.PodRuntime, arm trial.Arm) <-chan error {
+func startArm(rt *podruntime.Runtime, arm trial.Arm) <-chan error {
 	started := make(chan error, 1)
 	go func() {
 		sb, err := rt.Start(context.Background(), arm)
@@ -157,7 +158,7 @@ func waitTrialObjects(t *testing.T, kube kubernetes.Interface, ns, name, id stri
 		if len(m.OwnerReferences) != 1 || m.OwnerReferences[0].UID != owner.UID || !ptr.Deref(m.OwnerReferences[0].Controller, false) {
 			t.Errorf("%s %s: owners %+v, want the SecondaryScheduler as controller", kind, name, m.OwnerReferences)
 		}
-		if m.Labels[trial.TrialLabel] != id || m.Labels[trial.ArmLabel] != "candidate" || m.Labels["app.kubernetes.io/name"] != trial.AppName {
+		if m.Labels[podruntime.TrialLabel] != id || m.Labels[podruntime.ArmLabel] != "candidate" || m.Labels["app.kubernetes.io/name"] != podruntime.AppName {
 			t.Errorf("%s %s: labels %v, want trial %s's", kind, name, m.Labels, id)
 		}
 	}
@@ -170,7 +171,7 @@ func waitTrialObjects(t *testing.T, kube kubernetes.Interface, ns, name, id stri
 // waitNoTrialObjects waits until no trial object is left in ns.
 func waitNoTrialObjects(t *testing.T, kube kubernetes.Interface, ns string) {
 	t.Helper()
-	sel := metav1.ListOptions{LabelSelector: "app.kubernetes.io/name=" + trial.AppName + ",app.kubernetes.io/managed-by=secondary-scheduler-operator"}
+	sel := metav1.ListOptions{LabelSelector: "app.kubernetes.io/name=" + podruntime.AppName + ",app.kubernetes.io/managed-by=secondary-scheduler-operator"}
 	var left []string
 	err := wait.PollUntilContextTimeout(context.Background(), 100*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
 		left = nil

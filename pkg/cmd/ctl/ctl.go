@@ -13,12 +13,16 @@ import (
 	"github.com/openshift/secondary-scheduler-operator/pkg/version"
 )
 
-// NewRootCommand is secondary-scheduler-ctl.
-func NewRootCommand() *cobra.Command {
-	return NewRoot("secondary-scheduler-ctl", "Renders, compares and tries a SecondaryScheduler change before the operator applies it")
+// NewRootCommand is secondary-scheduler-ctl: NewRoot's commands and trial,
+// whose arms newRuntime runs on this machine.
+func NewRootCommand(newRuntime NewRuntime) *cobra.Command {
+	root := NewRoot("secondary-scheduler-ctl", "Renders, compares and tries a SecondaryScheduler change before the operator applies it")
+	root.AddCommand(newTrialCommand(newRuntime))
+	return root
 }
 
-// NewRoot is a root command named use with the administrator's commands.
+// NewRoot is a root command named use with the administrator's commands
+// that need no runtime of their own: render, diff and version.
 func NewRoot(use, short string) *cobra.Command {
 	root := &cobra.Command{
 		Use:   use,
@@ -28,7 +32,7 @@ func NewRoot(use, short string) *cobra.Command {
 		},
 		SilenceUsage: true,
 	}
-	root.AddCommand(newRenderCommand(), newDiffCommand(), newTrialCommand(), newVersionCommand())
+	root.AddCommand(newRenderCommand(), newDiffCommand(), newVersionCommand())
 	return root
 }
 

@@ -38,7 +38,7 @@ func printDecision(w io.Writer, objs *render.Objects, in *gather.Inputs) {
 	switch {
 	case d.Action == rollout.Gate:
 		fmt.Fprintf(w, "would keep configuration %s until a trial allows configuration %s (spec.rollout.strategy Trial):\n",
-			rollout.Short(d.ConfigHash), rollout.Short(d.Candidate.ConfigHash))
+			rollout.Short(d.ConfigHash), rollout.Short(d.TrialRequest.Candidate.ConfigHash))
 	case d.Action == rollout.RollBack:
 		fmt.Fprintf(w, "would roll back to configuration %s (RolloutFailed):\n", rollout.Short(d.ConfigHash))
 	case d.Action == rollout.Hold:

@@ -16,7 +16,7 @@ import (
 // RENDER_TEST_MAIN set), to see its exit status and its stdout and stderr apart.
 func TestMain(m *testing.M) {
 	if os.Getenv("RENDER_TEST_MAIN") != "" {
-		root := NewRootCommand()
+		root := NewRootCommand(nil) // these tests run no trial
 		var args []string
 		if err := json.Unmarshal([]byte(os.Getenv("RENDER_TEST_MAIN")), &args); err != nil {
 			panic(err)

@@ -22,7 +22,9 @@ import (
 	"k8s.io/klog/v2"
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 
+	secondaryschedulerv1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/rollout"
 	"github.com/openshift/secondary-scheduler-operator/pkg/trial"
 )
 
@@ -42,15 +44,21 @@ type TrialOptions struct {
 	WorkDir         string
 	// Inspect is trial.Options.Inspect (tests).
 	Inspect func(arm string, sandbox *rest.Config) error
+	// NewRuntime runs the arms.
+	NewRuntime NewRuntime
 }
+
+// NewRuntime is a runtime that runs arms on this machine, their sandboxes
+// from binDir, keeping their files in dir.
+type NewRuntime func(binDir, dir string) trial.Runtime
 
 // ErrTrialBlocked is returned, after the report is written, when the gate
 // blocks the change; the command exits 2.
 var ErrTrialBlocked = errors.New("the trial blocks the change")
 
 // newTrialCommand is trial: a change tried on a copy of the cluster.
-func newTrialCommand() *cobra.Command {
-	o := &TrialOptions{}
+func newTrialCommand(newRuntime NewRuntime) *cobra.Command {
+	o := &TrialOptions{NewRuntime: newRuntime}
 	maxMoved := -1.0
 	c := &cobra.Command{
 		Use:   "trial -f FILE [-f FILE ...] [--kubeconfig FILE]",
@@ -99,7 +107,8 @@ says what a trial can and cannot predict.`,
 	f.StringVar(&o.Current, "current-scheduler", "", "the current scheduler's binary (default: by the running image: "+
 		"scheduler-plugins for a scheduler-plugins image, else kube-scheduler, in --bin-dir or else on $PATH)")
 	f.StringVar(&o.Candidate, "candidate-scheduler", "", "the candidate scheduler's binary (default: by spec.schedulerImage, as --current-scheduler)")
-	f.IntVar(&o.Replay, "replay", 50, "how many of the pods the scheduler bound last to replay, besides the pending ones")
+	f.IntVar(&o.Replay, "replay", secondaryschedulerv1.DefaultTrialReplayBound, "how many of the pods the scheduler bound last to replay, besides the pending ones "+
+		"(spec.rollout.trial.replayBound)")
 	f.DurationVar(&o.Timeout, "timeout", trial.DefaultTimeout, "how long each scheduler may take to place the replayed pods")
 	f.IntVar(&o.MaxNewly, "max-newly-unschedulable", 0, "the gate: how many units may become unschedulable")
 	f.Float64Var(&maxMoved, "max-moved-percent", -1, "the gate: the share of units that may move, in percent (negative: no bound)")
@@ -141,10 +150,18 @@ func RunTrial(ctx context.Context, o *TrialOptions, stdin io.Reader, stdout, std
 	fmt.Fprintf(stderr, "trial: %d nodes, %d bound pods, %d to replay; current: ConfigMap %s on %s, candidate: ConfigMap %s on %s\n",
 		len(snap.Nodes), snap.Pods.Len(), len(snap.Replay), servedFrom, current.Binary, objs.ConfigMap.Name, candidate.Binary)
 	gate := trial.Gate{MaxNewlyUnschedulable: o.MaxNewly, MaxMovedPercent: o.MaxMovedPercent}
-	report, err := trial.Run(ctx, trial.Options{Snapshot: snap, Current: current, Candidate: candidate, SandboxBin: binDir,
-		WorkDir: o.WorkDir, Timeout: o.Timeout, Gate: gate, Inspect: o.Inspect})
+	dir, removeDir, err := workDir(o.WorkDir)
 	if err != nil {
 		return err
+	}
+	defer removeDir()
+	report, err := trial.Run(ctx, trial.Options{Snapshot: snap, Current: current, Candidate: candidate,
+		Runtime: o.NewRuntime(binDir, dir), Timeout: o.Timeout, Gate: gate, Inspect: o.Inspect})
+	if err != nil {
+		return err
+	}
+	if o.WorkDir == "" { // the logs went with the temporary directory
+		report.Current.Log, report.Candidate.Log = "", ""
 	}
 	report.Timings.Snapshot = took
 	report.Timings.Total += took
@@ -160,6 +177,17 @@ func RunTrial(ctx context.Context, o *TrialOptions, stdin io.Reader, stdout, std
 		return fmt.Errorf("%w: %s", ErrTrialBlocked, report.Verdict.Message)
 	}
 	return nil
+}
+
+// workDir is flag, or a temporary directory that remove removes.
+func workDir(flag string) (dir string, remove func(), err error) {
+	if flag != "" {
+		return flag, func() {}, nil
+	}
+	if dir, err = os.MkdirTemp("", "secondary-scheduler-trial-"); err != nil {
+		return "", nil, err
+	}
+	return dir, func() { _ = os.RemoveAll(dir) }, nil
 }
 
 // takeSnapshot takes the snapshot of the cluster for the profiles of both
@@ -194,30 +222,22 @@ func trialArms(ctx context.Context, kube kubernetes.Interface, o *TrialOptions, 
 	if err != nil {
 		return trial.Arm{}, trial.Arm{}, err
 	}
-	current := trial.Arm{Name: "current", Binary: o.Current, Config: []byte(served)}
-	candidate := trial.Arm{Name: "candidate", Binary: o.Candidate, Config: []byte(objs.ConfigMap.Data[names.ConfigKey])}
+	// The arguments as the pods run them: the feature gates the operator's trial passes too.
+	current := trial.Arm{Name: "current", Binary: o.Current, Config: []byte(served), Args: rollout.TrialArm(d, "").Args}
+	candidate := trial.Arm{Name: "candidate", Binary: o.Candidate, Config: []byte(objs.ConfigMap.Data[names.ConfigKey]),
+		Args: rollout.TrialArm(objs.Deployment, "").Args}
 	for _, a := range []struct {
 		arm  *trial.Arm
 		d    *appsv1.Deployment
 		flag string
 	}{{&current, d, "--current-scheduler"}, {&candidate, objs.Deployment, "--candidate-scheduler"}} {
 		if a.arm.Binary == "" {
-			if a.arm.Binary, err = schedulerBinary(binDir, schedulerImage(a.d)); err != nil {
+			if a.arm.Binary, err = schedulerBinary(binDir, rollout.SchedulerImage(a.d)); err != nil {
 				return trial.Arm{}, trial.Arm{}, fmt.Errorf("%s: %w", a.flag, err)
 			}
 		}
 	}
 	return current, candidate, nil
-}
-
-// schedulerImage is the scheduler container's image of a Deployment.
-func schedulerImage(d *appsv1.Deployment) string {
-	for _, c := range d.Spec.Template.Spec.Containers {
-		if c.Name == names.OperandName {
-			return c.Image
-		}
-	}
-	return ""
 }
 
 // schedulerBinary is the local build of an image: scheduler-plugins' for its

@@ -38,10 +38,16 @@ func ForKind(kind schema.GroupVersionKind) interface{} {
 		return &operatorv1.SecondarySchedulerSpecApplyConfiguration{}
 	case v1.SchemeGroupVersion.WithKind("SecondarySchedulerStatus"):
 		return &operatorv1.SecondarySchedulerStatusApplyConfiguration{}
+	case v1.SchemeGroupVersion.WithKind("TrialArm"):
+		return &operatorv1.TrialArmApplyConfiguration{}
 	case v1.SchemeGroupVersion.WithKind("TrialCounts"):
 		return &operatorv1.TrialCountsApplyConfiguration{}
+	case v1.SchemeGroupVersion.WithKind("TrialGate"):
+		return &operatorv1.TrialGateApplyConfiguration{}
 	case v1.SchemeGroupVersion.WithKind("TrialPolicy"):
 		return &operatorv1.TrialPolicyApplyConfiguration{}
+	case v1.SchemeGroupVersion.WithKind("TrialRequest"):
+		return &operatorv1.TrialRequestApplyConfiguration{}
 	case v1.SchemeGroupVersion.WithKind("TrialResult"):
 		return &operatorv1.TrialResultApplyConfiguration{}
 

@@ -27,8 +27,11 @@ func GetOpenAPIDefinitions(ref common.ReferenceCallback) map[string]common.OpenA
 		"github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1.SecondarySchedulerList":   schema_pkg_apis_operator_v1_SecondarySchedulerList(ref),
 		"github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1.SecondarySchedulerSpec":   schema_pkg_apis_operator_v1_SecondarySchedulerSpec(ref),
 		"github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1.SecondarySchedulerStatus": schema_pkg_apis_operator_v1_SecondarySchedulerStatus(ref),
+		"github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1.TrialArm":                 schema_pkg_apis_operator_v1_TrialArm(ref),
 		"github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1.TrialCounts":              schema_pkg_apis_operator_v1_TrialCounts(ref),
+		"github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1.TrialGate":                schema_pkg_apis_operator_v1_TrialGate(ref),
 		"github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1.TrialPolicy":              schema_pkg_apis_operator_v1_TrialPolicy(ref),
+		"github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1.TrialRequest":             schema_pkg_apis_operator_v1_TrialRequest(ref),
 		"github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1.TrialResult":              schema_pkg_apis_operator_v1_TrialResult(ref),
 		"github.com/openshift/secondary-scheduler-operator/pkg/apis/simulation/v1alpha1.Simulator":        schema_pkg_apis_simulation_v1alpha1_Simulator(ref),
 		"github.com/openshift/secondary-scheduler-operator/pkg/apis/simulation/v1alpha1.SimulatorList":    schema_pkg_apis_simulation_v1alpha1_SimulatorList(ref),
@@ -799,6 +802,12 @@ func schema_pkg_apis_operator_v1_SecondarySchedulerStatus(ref common.ReferenceCa
 							Ref:         ref("github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1.FailedRollout"),
 						},
 					},
+					"trialRequest": {
+						SchemaProps: spec.SchemaProps{
+							Description: "trialRequest is the change held for a trial (spec.rollout.strategy Trial): the target-config controller writes it while a change waits, and removes it when none does; the trial controller runs it and answers in lastTrial.",
+							Ref:         ref("github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1.TrialRequest"),
+						},
+					},
 					"lastTrial": {
 						SchemaProps: spec.SchemaProps{
 							Description: "lastTrial is the last trial of a configuration or image before its rollout (spec.rollout.strategy Trial).",
@@ -809,7 +818,77 @@ func schema_pkg_apis_operator_v1_SecondarySchedulerStatus(ref common.ReferenceCa
 			},
 		},
 		Dependencies: []string{
-			"github.com/openshift/api/operator/v1.GenerationStatus", "github.com/openshift/api/operator/v1.OperatorCondition", "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1.FailedRollout", "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1.Rollout", "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1.TrialResult"},
+			"github.com/openshift/api/operator/v1.GenerationStatus", "github.com/openshift/api/operator/v1.OperatorCondition", "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1.FailedRollout", "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1.Rollout", "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1.TrialRequest", "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1.TrialResult"},
+	}
+}
+
+func schema_pkg_apis_operator_v1_TrialArm(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "TrialArm is one scheduler of a trial, as its pods run it.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"configHash": {
+						SchemaProps: spec.SchemaProps{
+							Description: "configHash names the merged configuration, which ConfigMap secondary-scheduler-config-<first 12 characters> holds.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"image": {
+						SchemaProps: spec.SchemaProps{
+							Description: "image is the scheduler container's image.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"command": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-type": "atomic",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "command is the scheduler container's command.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Default: "",
+										Type:    []string{"string"},
+										Format:  "",
+									},
+								},
+							},
+						},
+					},
+					"args": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-type": "atomic",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "args are the scheduler container's arguments, without the flags the operator sets itself (configuration, identity, serving).",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Default: "",
+										Type:    []string{"string"},
+										Format:  "",
+									},
+								},
+							},
+						},
+					},
+				},
+				Required: []string{"configHash", "image"},
+			},
+		},
 	}
 }
 
@@ -868,6 +947,34 @@ func schema_pkg_apis_operator_v1_TrialCounts(ref common.ReferenceCallback) commo
 	}
 }
 
+func schema_pkg_apis_operator_v1_TrialGate(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "TrialGate is what a trial may change before it holds a rollout back.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"maxNewlyUnschedulable": {
+						SchemaProps: spec.SchemaProps{
+							Description: "maxNewlyUnschedulable is spec.rollout.trial.maxNewlyUnschedulable.",
+							Default:     0,
+							Type:        []string{"integer"},
+							Format:      "int32",
+						},
+					},
+					"maxMovedPercent": {
+						SchemaProps: spec.SchemaProps{
+							Description: "maxMovedPercent is spec.rollout.trial.maxMovedPercent; unset bounds no moves.",
+							Type:        []string{"integer"},
+							Format:      "int32",
+						},
+					},
+				},
+			},
+		},
+	}
+}
+
 func schema_pkg_apis_operator_v1_TrialPolicy(ref common.ReferenceCallback) common.OpenAPIDefinition {
 	return common.OpenAPIDefinition{
 		Schema: spec.Schema{
@@ -917,6 +1024,51 @@ func schema_pkg_apis_operator_v1_TrialPolicy(ref common.ReferenceCallback) commo
 	}
 }
 
+func schema_pkg_apis_operator_v1_TrialRequest(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "TrialRequest is a change to try: the scheduler the live Deployment runs against the one that would replace it, and the gate that judges them.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"key": {
+						SchemaProps: spec.SchemaProps{
+							Description: "key identifies the two schedulers: lastTrial.key names the request it answers.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"current": {
+						SchemaProps: spec.SchemaProps{
+							Description: "current is the scheduler that runs now.",
+							Default:     map[string]interface{}{},
+							Ref:         ref("github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1.TrialArm"),
+						},
+					},
+					"candidate": {
+						SchemaProps: spec.SchemaProps{
+							Description: "candidate is the scheduler that would replace it.",
+							Default:     map[string]interface{}{},
+							Ref:         ref("github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1.TrialArm"),
+						},
+					},
+					"gate": {
+						SchemaProps: spec.SchemaProps{
+							Description: "gate is spec.rollout.trial's gate, with its defaults.",
+							Default:     map[string]interface{}{},
+							Ref:         ref("github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1.TrialGate"),
+						},
+					},
+				},
+				Required: []string{"key", "current", "candidate", "gate"},
+			},
+		},
+		Dependencies: []string{
+			"github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1.TrialArm", "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1.TrialGate"},
+	}
+}
+
 func schema_pkg_apis_operator_v1_TrialResult(ref common.ReferenceCallback) common.OpenAPIDefinition {
 	return common.OpenAPIDefinition{
 		Schema: spec.Schema{
@@ -924,6 +1076,19 @@ func schema_pkg_apis_operator_v1_TrialResult(ref common.ReferenceCallback) commo
 				Description: "TrialResult is what a trial found.",
 				Type:        []string{"object"},
 				Properties: map[string]spec.Schema{
+					"key": {
+						SchemaProps: spec.SchemaProps{
+							Description: "key is the key of the trial request this trial answers.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"gate": {
+						SchemaProps: spec.SchemaProps{
+							Description: "gate is the gate the counts were judged by; a request with another gate has them judged again, without a new trial.",
+							Ref:         ref("github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1.TrialGate"),
+						},
+					},
 					"configHash": {
 						SchemaProps: spec.SchemaProps{
 							Description: "configHash is the hash of the configuration tried.",
@@ -985,7 +1150,7 @@ func schema_pkg_apis_operator_v1_TrialResult(ref common.ReferenceCallback) commo
 			},
 		},
 		Dependencies: []string{
-			"github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1.TrialCounts", v1.Time{}.OpenAPIModelName()},
+			"github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1.TrialCounts", "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1.TrialGate", v1.Time{}.OpenAPIModelName()},
 	}
 }
 

@@ -3,7 +3,6 @@ package rollout
 import (
 	"fmt"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
-	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -90,16 +89,10 @@ type Decision struct {
 	// for Wait what is awaited; for Gate what the trial says or is doing.
 	Message string
 	// Trial is the trial of the desired change: the one that allowed it, or
-	// for Gate the one that holds it (nil when none has started).
+	// for Gate the verdict that holds it (nil while none is in).
 	Trial *secondaryschedulerv1.TrialResult
-	// Candidate, for Gate, is the change a trial must allow.
-	Candidate *Change
-	// RetryTrial, for Gate: the trial of Candidate could not run long
-	// enough ago to be tried again.
-	RetryTrial bool
-	// RecheckAfter, when set, is when the decision may change with no input
-	// changing (a failed trial to try again).
-	RecheckAfter time.Duration
+	// TrialRequest, for Gate, is the change a trial must allow: status.trialRequest.
+	TrialRequest *secondaryschedulerv1.TrialRequest
 }
 
 // Decide takes back a rollout that failed: while the desired template is the

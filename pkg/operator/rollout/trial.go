@@ -1,136 +1,125 @@
 package rollout
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"fmt"
-	"strings"
-	"time"
+	"slices"
 
 	appsv1 "k8s.io/api/apps/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 
 	secondaryschedulerv1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
-	trialgate "github.com/openshift/secondary-scheduler-operator/pkg/trial/gate"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render"
 )
 
 // Gate holds the running Deployment while a trial of the change is due,
 // running, blocked or failed.
 const Gate Action = "Gate"
 
-// Change is what a trial tries: a merged configuration with a scheduler image.
-type Change struct {
-	ConfigHash string
-	Image      string
-}
-
 // Trial is what the gate reads.
 type Trial struct {
 	// Required: spec.rollout.strategy is Trial.
 	Required bool
-	// Policy is spec.rollout.trial: its gate judges the last trial's counts
-	// as the spec is now, so widening the gate needs no new trial.
+	// Policy is spec.rollout.trial.
 	Policy *secondaryschedulerv1.TrialPolicy
-	// Last is status.lastTrial.
+	// Last is status.lastTrial, the trial controller's answer.
 	Last *secondaryschedulerv1.TrialResult
 }
-
-// RetryFailedTrialAfter is how long a trial that could not run (an image
-// not pulled, no room for its Pods) stands before the same change is tried
-// again: its cause may be gone without any input changing (a mirror set in
-// spec.rollout.trial.sandboxImages, a node added).
-const RetryFailedTrialAfter = 5 * time.Minute
 
 // TrialRequired says whether ss rolls changes out only after a trial.
 func TrialRequired(ss *secondaryschedulerv1.SecondaryScheduler) bool {
 	return ss.Spec.Rollout != nil && ss.Spec.Rollout.Strategy == secondaryschedulerv1.RolloutTrial
 }
 
-// TrialFor is the trial that decides change, when last is one.
-func TrialFor(change Change, last *secondaryschedulerv1.TrialResult) *secondaryschedulerv1.TrialResult {
-	if last == nil || last.ConfigHash != change.ConfigHash || last.Image != change.Image {
-		return nil
-	}
-	return last
-}
-
 // SchedulerImage is the image of d's scheduler container.
 func SchedulerImage(d *appsv1.Deployment) string {
+	return TrialArm(d, "").Image
+}
+
+// TrialArm is the scheduler d runs with the configuration of configHash, as
+// a trial runs it: its image, command and arguments without the flags a
+// trial sets itself.
+func TrialArm(d *appsv1.Deployment, configHash string) secondaryschedulerv1.TrialArm {
+	arm := secondaryschedulerv1.TrialArm{ConfigHash: configHash}
 	if d == nil {
-		return ""
+		return arm
 	}
 	for _, c := range d.Spec.Template.Spec.Containers {
 		if c.Name == names.OperandName {
-			return c.Image
+			arm.Image, arm.Command, arm.Args = c.Image, slices.Clone(c.Command), render.TrialArgs(c.Args)
 		}
 	}
-	return ""
+	return arm
 }
 
-// gate holds a rollout that changes the configuration or the scheduler image
-// of a running Deployment until a trial of exactly that change allowed it.
-// The first rollout has nothing to compare with, and a rollback or a held
-// failure is never tried: they go back to what ran.
+// TrialGate is the gate of policy, with its defaults: no newly unschedulable
+// unit, no bound on moves.
+func TrialGate(policy *secondaryschedulerv1.TrialPolicy) secondaryschedulerv1.TrialGate {
+	if policy == nil {
+		return secondaryschedulerv1.TrialGate{}
+	}
+	return secondaryschedulerv1.TrialGate{MaxNewlyUnschedulable: ptr.Deref(policy.MaxNewlyUnschedulable, 0),
+		MaxMovedPercent: policy.MaxMovedPercent}
+}
+
+// NewTrialRequest pits candidate against current, keyed by both.
+func NewTrialRequest(current, candidate secondaryschedulerv1.TrialArm, policy *secondaryschedulerv1.TrialPolicy) *secondaryschedulerv1.TrialRequest {
+	arms, _ := json.Marshal([]secondaryschedulerv1.TrialArm{current, candidate}) // plain strings: cannot fail
+	sum := sha256.Sum256(arms)
+	return &secondaryschedulerv1.TrialRequest{Key: hex.EncodeToString(sum[:]), Current: current, Candidate: candidate, Gate: TrialGate(policy)}
+}
+
+// gate holds a rollout that changes the scheduler a running Deployment runs
+// (its configuration, image, command or arguments) until a trial of exactly
+// that change, judged by the gate as it is now, allowed it. The first
+// rollout has nothing to compare with, and a rollback or a held failure is
+// never tried: they go back to what ran.
 func gate(in Inputs, d Decision) Decision {
 	if !in.Trial.Required || d.Action != RollOut || in.Live == nil {
 		return d
 	}
-	current := Change{ConfigHash: in.Live.Spec.Template.Annotations[names.ConfigHashAnnotation], Image: SchedulerImage(in.Live)}
-	candidate := Change{ConfigHash: in.Desired.ConfigHash, Image: SchedulerImage(in.Desired.Deployment)}
-	if candidate == current {
+	current := TrialArm(in.Live, in.Live.Spec.Template.Annotations[names.ConfigHashAnnotation])
+	candidate := TrialArm(in.Desired.Deployment, in.Desired.ConfigHash)
+	req := NewTrialRequest(current, candidate, in.Trial.Policy)
+	if sameScheduler(current, candidate) {
 		return d
 	}
-	last := TrialFor(candidate, in.Trial.Last)
-	what := fmt.Sprintf("configuration %s with image %s", Short(candidate.ConfigHash), candidate.Image)
-	blocked := ""
-	if last != nil && last.Verdict != secondaryschedulerv1.TrialRunning && last.Verdict != secondaryschedulerv1.TrialFailed {
-		if blocked = beyondGate(in.Trial.Policy, last); blocked == "" {
-			d.Trial = last
-			return d
-		}
+	last := in.Trial.Last
+	if last != nil && last.Key != req.Key {
+		last = nil // a trial of another change
 	}
+	what := fmt.Sprintf("configuration %s with image %s", Short(candidate.ConfigHash), candidate.Image)
+	judged := last != nil && last.Gate != nil && sameGate(*last.Gate, req.Gate)
 	switch {
 	case last == nil:
 		d.Message = fmt.Sprintf("A trial of %s is starting; it rolls out once the trial allows it.", what)
 	case last.Verdict == secondaryschedulerv1.TrialRunning:
 		d.Message = fmt.Sprintf("A trial of %s is running since %s; it rolls out once the trial allows it.", what, last.StartedAt.UTC().Format("15:04:05Z"))
 	case last.Verdict == secondaryschedulerv1.TrialFailed:
-		d.Message, d.RetryTrial, d.RecheckAfter = failedTrial(what, last, in.Now)
+		d.Message = fmt.Sprintf("The trial of %s could not run: %s\nNothing rolls out without a verdict; "+
+			"set spec.rollout.strategy to Direct to roll out without a trial.", what, last.Message)
+	case !judged || last.Counts == nil:
+		// Counts judged by another gate, or none to judge: the trial controller judges them again.
+		d.Message = fmt.Sprintf("The trial of %s is being judged by spec.rollout.trial's gate as it is now.", what)
+		last = nil
+	case last.Verdict == secondaryschedulerv1.TrialAllowed:
+		d.Trial = last
+		return d
 	default:
-		d.Message = fmt.Sprintf("The trial of %s is beyond spec.rollout.trial's gate: %s.\nThe trial found: %s\nThe running scheduler is left as it is. "+
-			"Change the input to try again, widen the gate, or set spec.rollout.strategy to Direct.", what, blocked, last.Message)
+		d.Message = fmt.Sprintf("The trial of %s is beyond spec.rollout.trial's gate.\nThe trial found: %s\nThe running scheduler is left as it is. "+
+			"Change the input to try again, widen the gate, or set spec.rollout.strategy to Direct.", what, last.Message)
 	}
-	d.Action, d.Deployment, d.ConfigHash, d.Trial = Gate, nil, current.ConfigHash, last
-	d.Candidate = &candidate
+	d.Action, d.Deployment, d.ConfigHash, d.Trial, d.TrialRequest = Gate, nil, current.ConfigHash, last, req
 	return d
 }
 
-// beyondGate says what of last's counts the gate of policy refuses, "" when
-// it allows them (maxNewlyUnschedulable defaults to 0, maxMovedPercent to
-// none). A verdict without counts stands as recorded.
-func beyondGate(policy *secondaryschedulerv1.TrialPolicy, last *secondaryschedulerv1.TrialResult) string {
-	counts := last.Counts
-	if counts == nil {
-		if last.Verdict == secondaryschedulerv1.TrialAllowed {
-			return ""
-		}
-		return "as the trial recorded"
-	}
-	maxNew, maxMoved := trialgate.Bounds(policy)
-	return strings.Join(trialgate.Exceeded(int(counts.NewlyUnschedulable), maxNew, int(counts.Same), int(counts.Moved), maxMoved), ", ")
+func sameScheduler(a, b secondaryschedulerv1.TrialArm) bool {
+	return a.ConfigHash == b.ConfigHash && a.Image == b.Image && slices.Equal(a.Command, b.Command) && slices.Equal(a.Args, b.Args)
 }
 
-// failedTrial says why a change waits after a trial that could not run, and
-// whether to try it again now or when to look again.
-func failedTrial(what string, last *secondaryschedulerv1.TrialResult, now metav1.Time) (string, bool, time.Duration) {
-	msg := fmt.Sprintf("The trial of %s could not run: %s\nNothing rolls out without a verdict. ", what, last.Message)
-	finished := last.StartedAt.Time
-	if last.FinishedAt != nil {
-		finished = last.FinishedAt.Time
-	}
-	left := finished.Add(RetryFailedTrialAfter).Sub(now.Time)
-	if left <= 0 {
-		return msg + "It is being tried again.", true, 0
-	}
-	return msg + fmt.Sprintf("It is tried again at %s, or at once when an input changes; set spec.rollout.strategy to Direct to roll out without a trial.",
-		finished.Add(RetryFailedTrialAfter).UTC().Format("15:04:05Z")), false, left
+func sameGate(a, b secondaryschedulerv1.TrialGate) bool {
+	return a.MaxNewlyUnschedulable == b.MaxNewlyUnschedulable && ptr.Equal(a.MaxMovedPercent, b.MaxMovedPercent)
 }

@@ -3,11 +3,9 @@ package rollout
 import (
 	"strings"
 	"testing"
-	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
 	secondaryschedulerv1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1"
@@ -29,7 +27,10 @@ func TestGate(t *testing.T) {
 	newImage := &render.Objects{TemplateHash: "t3", ConfigHash: "cfg-t1", Deployment: withImage(&appsv1.Deployment{}, "img:2")}
 	sameChange := &render.Objects{TemplateHash: "t4", ConfigHash: "cfg-t1", Deployment: withImage(&appsv1.Deployment{}, "img:1")}
 	result := func(hash, image string, v secondaryschedulerv1.TrialVerdict) *secondaryschedulerv1.TrialResult {
-		return &secondaryschedulerv1.TrialResult{ConfigHash: hash, Image: image, Verdict: v, Message: "6 newly unschedulable (NodeAffinity)"}
+		candidate := withImage(&appsv1.Deployment{}, image)
+		key := NewTrialRequest(TrialArm(live, "cfg-t1"), TrialArm(candidate, hash), nil).Key
+		return &secondaryschedulerv1.TrialResult{Key: key, ConfigHash: hash, Image: image, Verdict: v, Message: "6 newly unschedulable (NodeAffinity)",
+			Counts: &secondaryschedulerv1.TrialCounts{Units: 6}, Gate: &secondaryschedulerv1.TrialGate{}}
 	}
 	tests := []struct {
 		name        string
@@ -67,14 +68,14 @@ func TestGate(t *testing.T) {
 			}
 			switch d.Action {
 			case Gate:
-				if d.Deployment != nil || d.ConfigHash != "cfg-t1" || d.Candidate == nil || d.Candidate.ConfigHash != tc.desired.ConfigHash ||
-					d.Candidate.Image != SchedulerImage(tc.desired.Deployment) {
-					t.Errorf("gated: deployment %v, config %s, candidate %+v; want the live one kept and the desired change as candidate",
-						d.Deployment, d.ConfigHash, d.Candidate)
+				if r := d.TrialRequest; d.Deployment != nil || d.ConfigHash != "cfg-t1" || r == nil || r.Candidate.ConfigHash != tc.desired.ConfigHash ||
+					r.Candidate.Image != SchedulerImage(tc.desired.Deployment) || r.Current.ConfigHash != "cfg-t1" {
+					t.Errorf("gated: deployment %v, config %s, request %+v; want the live one kept and the desired change requested",
+						d.Deployment, d.ConfigHash, d.TrialRequest)
 				}
 			case RollOut:
-				if d.Deployment != tc.desired.Deployment || d.Candidate != nil {
-					t.Errorf("rolls out %v (candidate %+v), want the desired Deployment", d.Deployment, d.Candidate)
+				if d.Deployment != tc.desired.Deployment || d.TrialRequest != nil {
+					t.Errorf("rolls out %v (request %+v), want the desired Deployment", d.Deployment, d.TrialRequest)
 				}
 			}
 		})
@@ -95,30 +96,33 @@ func TestGateNeverHoldsARollback(t *testing.T) {
 	}
 }
 
-// The gate judges a trial's counts as spec.rollout.trial is now: widening it
-// lets a blocked change through, narrowing it holds an allowed one, with no
-// new trial.
-func TestGateJudgesCountsByTheCurrentGate(t *testing.T) {
+// A verdict counts only for the gate it was judged by: with another gate, or
+// without counts, the change waits for the trial controller to judge it
+// again, and an allowed verdict of the same gate rolls out.
+func TestGateNeedsAVerdictOfTheCurrentGate(t *testing.T) {
 	live := withImage(deployment("t1", appsv1.DeploymentStatus{Replicas: 1, UpdatedReplicas: 1, AvailableReplicas: 1}), "img:1")
+	live.Spec.Template.Annotations = map[string]string{names.ConfigHashAnnotation: "cfg-t1"}
 	desired := &render.Objects{TemplateHash: "t2", ConfigHash: "cfg-t2", Deployment: withImage(&appsv1.Deployment{}, "img:1")}
+	widened := &secondaryschedulerv1.TrialPolicy{MaxNewlyUnschedulable: ptr.To[int32](2)}
+	key := NewTrialRequest(TrialArm(live, "cfg-t1"), TrialArm(desired.Deployment, "cfg-t2"), nil).Key
 	counts := &secondaryschedulerv1.TrialCounts{Units: 10, Same: 4, Moved: 4, NewlyUnschedulable: 2}
 	tests := []struct {
 		name        string
-		verdict     secondaryschedulerv1.TrialVerdict
+		gate        *secondaryschedulerv1.TrialGate
+		counts      *secondaryschedulerv1.TrialCounts
 		policy      *secondaryschedulerv1.TrialPolicy
 		wantAction  Action
 		wantMessage string
 	}{
-		{"blocked at the default gate", secondaryschedulerv1.TrialBlocked, nil, Gate, "2 newly unschedulable (at most 0 allowed)"},
-		{"widened to 2", secondaryschedulerv1.TrialBlocked, &secondaryschedulerv1.TrialPolicy{MaxNewlyUnschedulable: ptr.To[int32](2)}, RollOut, ""},
-		{"moved share beyond maxMovedPercent", secondaryschedulerv1.TrialAllowed,
-			&secondaryschedulerv1.TrialPolicy{MaxNewlyUnschedulable: ptr.To[int32](5), MaxMovedPercent: ptr.To[int32](40)}, Gate, "50.0% moved (at most 40% allowed)"},
-		{"moved share within it", secondaryschedulerv1.TrialAllowed,
-			&secondaryschedulerv1.TrialPolicy{MaxNewlyUnschedulable: ptr.To[int32](5), MaxMovedPercent: ptr.To[int32](50)}, RollOut, ""},
+		{"judged by the gate as it is", &secondaryschedulerv1.TrialGate{MaxNewlyUnschedulable: 2}, counts, widened, RollOut, ""},
+		{"judged by an earlier gate", &secondaryschedulerv1.TrialGate{}, counts, widened, Gate, "being judged"},
+		{"no gate recorded", nil, counts, nil, Gate, "being judged"},
+		{"no counts", &secondaryschedulerv1.TrialGate{}, nil, nil, Gate, "being judged"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			last := &secondaryschedulerv1.TrialResult{ConfigHash: "cfg-t2", Image: "img:1", Verdict: tc.verdict, Counts: counts}
+			last := &secondaryschedulerv1.TrialResult{Key: key, ConfigHash: "cfg-t2", Image: "img:1", Verdict: secondaryschedulerv1.TrialAllowed,
+				Counts: tc.counts, Gate: tc.gate}
 			d := Decide(Inputs{Desired: desired, Live: live, Observed: Observe(live, nil), Trial: Trial{Required: true, Policy: tc.policy, Last: last}})
 			if d.Action != tc.wantAction || !strings.Contains(d.Message, tc.wantMessage) {
 				t.Errorf("%s %q, want %s with %q", d.Action, d.Message, tc.wantAction, tc.wantMessage)
@@ -127,23 +131,14 @@ func TestGateJudgesCountsByTheCurrentGate(t *testing.T) {
 	}
 }
 
-// A trial that could not run is tried again RetryFailedTrialAfter after it
-// ended, and the decision says when.
-func TestGateRetriesAFailedTrial(t *testing.T) {
+// A change of the arguments alone is a change of the scheduler: it is tried.
+func TestGateTriesAChangeOfArguments(t *testing.T) {
 	live := withImage(deployment("t1", appsv1.DeploymentStatus{Replicas: 1, UpdatedReplicas: 1, AvailableReplicas: 1}), "img:1")
-	desired := &render.Objects{TemplateHash: "t2", ConfigHash: "cfg-t2", Deployment: withImage(&appsv1.Deployment{}, "img:1")}
-	finished := metav1.NewTime(time.Unix(10000, 0))
-	last := &secondaryschedulerv1.TrialResult{ConfigHash: "cfg-t2", Image: "img:1", Verdict: secondaryschedulerv1.TrialFailed,
-		Message: "ImagePullBackOff", StartedAt: finished, FinishedAt: &finished}
-	decide := func(now time.Time) Decision {
-		return Decide(Inputs{Desired: desired, Live: live, Observed: Observe(live, nil), Trial: Trial{Required: true, Last: last}, Now: metav1.NewTime(now)})
-	}
-	d := decide(finished.Add(time.Minute))
-	if d.Action != Gate || d.RetryTrial || d.RecheckAfter != RetryFailedTrialAfter-time.Minute || !strings.Contains(d.Message, "tried again at") {
-		t.Errorf("a minute after: %s retry %v recheck %s %q; want held, looked at again when the retry is due", d.Action, d.RetryTrial, d.RecheckAfter, d.Message)
-	}
-	d = decide(finished.Add(RetryFailedTrialAfter))
-	if d.Action != Gate || !d.RetryTrial || !strings.Contains(d.Message, "being tried again") {
-		t.Errorf("once due: %s retry %v %q; want held and tried again", d.Action, d.RetryTrial, d.Message)
+	live.Spec.Template.Annotations = map[string]string{names.ConfigHashAnnotation: "cfg-t1"}
+	desired := &render.Objects{TemplateHash: "t2", ConfigHash: "cfg-t1", Deployment: withImage(&appsv1.Deployment{}, "img:1")}
+	desired.Deployment.Spec.Template.Spec.Containers[1].Args = []string{"--config=/etc/x", "--feature-gates=A=true"}
+	d := Decide(Inputs{Desired: desired, Live: live, Observed: Observe(live, nil), Trial: Trial{Required: true}})
+	if d.Action != Gate || d.TrialRequest == nil || strings.Join(d.TrialRequest.Candidate.Args, " ") != "--feature-gates=A=true" {
+		t.Errorf("%s, request %+v; want held for a trial of the new arguments, without the flag the trial sets", d.Action, d.TrialRequest)
 	}
 }

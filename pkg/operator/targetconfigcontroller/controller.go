@@ -76,8 +76,6 @@ type targetConfigController struct {
 	recorderOn func(*secondaryschedulerv1.SecondaryScheduler) events.Recorder
 	// conflicts counts the applies in a row that met a conflict.
 	conflicts int
-	// trials runs the trials spec.rollout asks for.
-	trials Trials
 }
 
 // NewTargetConfigController returns the controller. kubeClient should read
@@ -86,9 +84,8 @@ type targetConfigController struct {
 // first rollout waits for the config observer (0 where none runs).
 func NewTargetConfigController(operatorClient operatorclient.Interface, kubeClient kubernetes.Interface, kubeInformers v1helpers.KubeInformersForNamespaces,
 	grantable rbacv1informers.ClusterRoleInformer, deleteStatic func(ctx context.Context, recorder events.Recorder) error, observerWait time.Duration,
-	trials Trials, recorder events.Recorder) factory.Controller {
+	recorder events.Recorder) factory.Controller {
 	c := newController(operatorClient, kubeClient, kubeInformers, grantable, deleteStatic, observerWait)
-	c.trials = trials
 	return factory.New().WithInformers(c.informers...).
 		WithSync(metrics.InstrumentSync("TargetConfigController", c.sync)).
 		ToController("TargetConfigController", recorder)
@@ -151,7 +148,6 @@ func (c *targetConfigController) sync(ctx context.Context, syncCtx factory.SyncC
 	}
 	recorder := syncCtx.Recorder()
 	if ss.DeletionTimestamp != nil {
-		c.trials.Cancel()
 		return c.finalize(ctx, recorder, ss.Spec.SchedulerConfig)
 	}
 	own := c.ownStatus(ss)
@@ -189,10 +185,6 @@ func (c *targetConfigController) sync(ctx context.Context, syncCtx factory.SyncC
 		syncCtx.Queue().AddAfter(syncCtx.QueueKey(), in.awaitFor)
 		return c.setCondition(ctx, ss, own, notDegraded("WaitingForObservedConfig", decision.Message))
 	}
-	c.steerTrials(ss, decision, objs, in)
-	if decision.RecheckAfter > 0 {
-		syncCtx.Queue().AddAfter(syncCtx.QueueKey(), decision.RecheckAfter)
-	}
 	return c.apply(ctx, recorder, ss, own, objs, decision, in)
 }
 
@@ -206,8 +198,8 @@ func step(ctx context.Context, msg string, fields ...utiltrace.Field) {
 // refused reports what Render refused: an input to fix, or spec.rbac beyond
 // the ceiling, which also revokes what the ceiling no longer holds.
 func (c *targetConfigController) refused(ctx context.Context, recorder events.Recorder, ss *secondaryschedulerv1.SecondaryScheduler, own *ownStatus, err error) error {
-	// A trial running for an earlier input has nothing left to decide.
-	c.trials.Cancel()
+	// A trial requested for an earlier input has nothing left to decide.
+	own.trialRequest = nil
 	var rbacRefused *render.RBACRefusedError
 	switch {
 	case render.IsInputError(err):
@@ -228,7 +220,7 @@ func (c *targetConfigController) refused(ctx context.Context, recorder events.Re
 // so nothing is degraded: an earlier complaint must not keep the
 // ClusterOperator Degraded and its alert firing.
 func (c *targetConfigController) remove(ctx context.Context, recorder events.Recorder, ss *secondaryschedulerv1.SecondaryScheduler, own *ownStatus) error {
-	c.trials.Cancel()
+	own.trialRequest = nil
 	if err := c.deleteOperand(ctx, recorder, ss.Spec.SchedulerConfig); err != nil {
 		return c.applyFailed(ctx, ss, own, err, "removing the secondary scheduler: "+err.Error())
 	}

@@ -53,6 +53,8 @@ type ownStatus struct {
 	schedulerNames   []string
 	configHash       string
 	record           rollout.Record
+	// trialRequest is the change held for the trial controller, nil when none is.
+	trialRequest *secondaryschedulerv1.TrialRequest
 }
 
 func (o *ownStatus) copy() *ownStatus {
@@ -60,6 +62,7 @@ func (o *ownStatus) copy() *ownStatus {
 	out.deployment = o.deployment.DeepCopy()
 	out.schedulerNames = slices.Clone(o.schedulerNames)
 	out.record = o.record.Copy()
+	out.trialRequest = o.trialRequest.DeepCopy()
 	return &out
 }
 
@@ -76,6 +79,7 @@ func (c *targetConfigController) ownStatus(ss *secondaryschedulerv1.SecondarySch
 		schedulerNames: slices.Clone(ss.Status.SchedulerNames),
 		configHash:     ss.Status.ConfigHash,
 		record:         rollout.Record{LastKnownGood: ss.Status.LastKnownGood, FailedRollout: ss.Status.FailedRollout}.Copy(),
+		trialRequest:   ss.Status.TrialRequest.DeepCopy(),
 	}
 	if cond := v1helpers.FindOperatorCondition(ss.Status.Conditions, ConditionType); cond != nil {
 		own.condition = *cond
@@ -122,6 +126,10 @@ func (o *ownStatus) applyConfiguration() *secondaryschedulerapply.SecondarySched
 		status.WithConfigHash(o.configHash)
 	}
 	o.record.ApplyTo(status)
+	if r := o.trialRequest; r != nil {
+		status.WithTrialRequest(secondaryschedulerapply.TrialRequest().WithKey(r.Key).WithCurrent(trialArm(r.Current)).
+			WithCandidate(trialArm(r.Candidate)).WithGate(trialGate(r.Gate)))
+	}
 	return status
 }
 
@@ -139,6 +147,7 @@ func (c *targetConfigController) rolledOut(ctx context.Context, ss *secondarysch
 		// Doing what spec.rollout asks: TrialBlocked says what holds the change.
 		condition = notDegraded("HeldForTrial", boundMessage(decision.Message))
 	}
+	own.trialRequest = decision.TrialRequest.DeepCopy()
 	previousTrial := own.trialBlocked
 	own.trialBlocked, own.trialProgressing = trialConditions(rollout.TrialRequired(ss), decision)
 	report.Transition(c.recorderOn(ss), previousTrial, own.trialBlocked)
@@ -192,6 +201,7 @@ func (c *targetConfigController) setCondition(ctx context.Context, ss *secondary
 	own.condition = condition
 	if !rollout.TrialRequired(ss) {
 		own.trialBlocked, own.trialProgressing = operatorv1.OperatorCondition{}, operatorv1.OperatorCondition{}
+		own.trialRequest = nil
 	}
 	if err := c.applyStatus(ctx, own); err != nil {
 		return err
@@ -206,3 +216,15 @@ func (c *targetConfigController) setCondition(ctx context.Context, ss *secondary
 const maxConditionMessage = 8192
 
 func boundMessage(msg string) string { return message.Bounded(msg, maxConditionMessage) }
+
+func trialArm(a secondaryschedulerv1.TrialArm) *secondaryschedulerapply.TrialArmApplyConfiguration {
+	return secondaryschedulerapply.TrialArm().WithConfigHash(a.ConfigHash).WithImage(a.Image).WithCommand(a.Command...).WithArgs(a.Args...)
+}
+
+func trialGate(g secondaryschedulerv1.TrialGate) *secondaryschedulerapply.TrialGateApplyConfiguration {
+	out := secondaryschedulerapply.TrialGate().WithMaxNewlyUnschedulable(g.MaxNewlyUnschedulable)
+	if g.MaxMovedPercent != nil {
+		out.WithMaxMovedPercent(*g.MaxMovedPercent)
+	}
+	return out
+}

@@ -78,7 +78,6 @@ type syncFixture struct {
 	c       *targetConfigController
 	kube    *fake.Clientset
 	op      *fakeOperatorClient
-	trials  *fakeTrials
 	renders int
 }
 
@@ -100,8 +99,6 @@ func newSyncFixtureReading(t *testing.T, cachedReads bool, ss *secondaryschedule
 		client = kubecache.NewCachedKubeClient(kube, kubeInformers)
 	}
 	f.c = newController(f.op, client, kubeInformers, grantable.Rbac().V1().ClusterRoles(), func(context.Context, events.Recorder) error { return nil }, 0)
-	f.trials = &fakeTrials{}
-	f.c.trials = f.trials
 	f.c.recorderOn = func(*secondaryschedulerv1.SecondaryScheduler) events.Recorder {
 		return events.NewInMemoryRecorder("test", f.c.clock)
 	}

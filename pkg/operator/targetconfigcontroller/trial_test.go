@@ -10,21 +10,15 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	secondaryschedulerv1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1"
+	secondaryschedulerapply "github.com/openshift/secondary-scheduler-operator/pkg/generated/applyconfiguration/operator/v1"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render"
-	"github.com/openshift/secondary-scheduler-operator/pkg/operator/trialrunner"
 )
 
-// fakeTrials records what the controller asks of the trial runner.
-type fakeTrials struct {
-	ensured []trialrunner.Request
-	cancels int
+// trialRequest is status.trialRequest as last applied, nil when absent.
+func (f *fakeOperatorClient) trialRequest() *secondaryschedulerapply.TrialRequestApplyConfiguration {
+	return f.applied[len(f.applied)-1].TrialRequest
 }
-
-func (f *fakeTrials) Ensure(_ *secondaryschedulerv1.SecondaryScheduler, req trialrunner.Request) {
-	f.ensured = append(f.ensured, req)
-}
-func (f *fakeTrials) Cancel() { f.cancels++ }
 
 // trialCondition is the TrialBlocked condition last applied, if any.
 func (f *fakeOperatorClient) trialCondition() (operatorv1.ConditionStatus, string, string, bool) {
@@ -70,14 +64,12 @@ func TestSyncGatesAChangeOnItsTrial(t *testing.T) {
 	if got := liveHash(); got != running.ConfigHash {
 		t.Fatalf("the Deployment runs %s before any trial, want the running %s", got, running.ConfigHash)
 	}
-	if len(f.trials.ensured) != 1 {
-		t.Fatalf("%d trials started, want 1", len(f.trials.ensured))
+	req := f.op.trialRequest()
+	if req == nil || req.Key == nil || req.Candidate == nil || req.Current == nil {
+		t.Fatalf("status.trialRequest %+v, want the change to try", req)
 	}
-	req := f.trials.ensured[0]
-	if req.Candidate.ConfigHash != desired.ConfigHash || req.Current.ConfigHash != running.ConfigHash ||
-		!strings.Contains(string(req.Candidate.Config), "schedulerName: after") || !strings.Contains(string(req.Current.Config), "schedulerName: before") ||
-		req.Candidate.Image != ss.Spec.SchedulerImage || req.Owner.UID != ss.UID {
-		t.Errorf("trial request %+v, want the desired configuration against the running one, owned by the SecondaryScheduler", req)
+	if *req.Candidate.ConfigHash != desired.ConfigHash || *req.Current.ConfigHash != running.ConfigHash || *req.Candidate.Image != ss.Spec.SchedulerImage {
+		t.Errorf("trial request %+v, want the desired configuration against the running one", req)
 	}
 	for _, arg := range append(req.Candidate.Args, req.Current.Args...) {
 		if strings.HasPrefix(arg, "--config") || strings.HasPrefix(arg, "--tls-") {
@@ -94,8 +86,10 @@ func TestSyncGatesAChangeOnItsTrial(t *testing.T) {
 		t.Errorf("%s %s %s, want False HeldForTrial", ConditionType, status, reason)
 	}
 
-	ss.Status.LastTrial = &secondaryschedulerv1.TrialResult{ConfigHash: desired.ConfigHash, Image: ss.Spec.SchedulerImage,
-		Verdict: secondaryschedulerv1.TrialBlocked, Message: "blocked: 6 newly unschedulable (at most 0 allowed)"}
+	// The trial controller's answer, through status alone.
+	ss.Status.LastTrial = &secondaryschedulerv1.TrialResult{Key: *req.Key, ConfigHash: desired.ConfigHash, Image: ss.Spec.SchedulerImage,
+		Verdict: secondaryschedulerv1.TrialBlocked, Message: "blocked: 6 newly unschedulable (at most 0 allowed)",
+		Counts: &secondaryschedulerv1.TrialCounts{Units: 6, NewlyUnschedulable: 6}, Gate: &secondaryschedulerv1.TrialGate{}}
 	if err := f.sync(t); err != nil {
 		t.Fatal(err)
 	}
@@ -106,12 +100,12 @@ func TestSyncGatesAChangeOnItsTrial(t *testing.T) {
 	if status, reason, _, _ := f.op.lastCondition(TrialProgressingCondition); status != operatorv1.ConditionFalse || reason != "AsExpected" {
 		t.Errorf("TrialProgressing %s %s once the trial blocked the change, want False AsExpected: nothing is on its way", status, reason)
 	}
-	if len(f.trials.ensured) != 1 || liveHash() != running.ConfigHash {
-		t.Errorf("a blocked change started %d trials and runs %s; want its verdict to stand and the running configuration kept",
-			len(f.trials.ensured), liveHash())
+	if again := f.op.trialRequest(); again == nil || *again.Key != *req.Key || liveHash() != running.ConfigHash {
+		t.Errorf("a blocked change asks for %+v and runs %s; want the same request to stand and the running configuration kept", again, liveHash())
 	}
 
 	ss.Status.LastTrial.Verdict = secondaryschedulerv1.TrialAllowed
+	ss.Status.LastTrial.Counts = &secondaryschedulerv1.TrialCounts{Units: 6, Moved: 6}
 	if err := f.sync(t); err != nil {
 		t.Fatal(err)
 	}
@@ -124,8 +118,8 @@ func TestSyncGatesAChangeOnItsTrial(t *testing.T) {
 	if status, _, _, _ := f.op.lastCondition(TrialProgressingCondition); status != operatorv1.ConditionFalse {
 		t.Errorf("TrialProgressing %s after the trial allowed the change, want False", status)
 	}
-	if f.trials.cancels == 0 {
-		t.Error("no change needs a trial any more, yet none was cancelled")
+	if r := f.op.trialRequest(); r != nil {
+		t.Errorf("no change needs a trial any more, yet status.trialRequest is %+v", r)
 	}
 }
 
@@ -137,7 +131,7 @@ func TestSyncDirectHasNoTrial(t *testing.T) {
 	}
 	_, _, _, blocked := f.op.trialCondition()
 	_, _, _, progressing := f.op.lastCondition(TrialProgressingCondition)
-	if blocked || progressing || len(f.trials.ensured) != 0 {
-		t.Errorf("Direct: TrialBlocked present %v, TrialProgressing present %v, %d trials", blocked, progressing, len(f.trials.ensured))
+	if blocked || progressing || f.op.trialRequest() != nil {
+		t.Errorf("Direct: TrialBlocked present %v, TrialProgressing present %v, trial request %+v", blocked, progressing, f.op.trialRequest())
 	}
 }

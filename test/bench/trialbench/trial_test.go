@@ -16,6 +16,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/openshift/secondary-scheduler-operator/pkg/trial"
+	"github.com/openshift/secondary-scheduler-operator/pkg/trial/local"
 	"github.com/openshift/secondary-scheduler-operator/test/framework"
 )
 
@@ -79,7 +80,7 @@ func BenchmarkTrial(b *testing.B) {
 	snap := Synthetic(nodes, pods, replay)
 	fmt.Println("# target: BenchmarkTrial s-to-verdict < 60")
 	for i := 0; i < b.N; i++ {
-		r, err := trial.Run(context.Background(), trial.Options{Snapshot: snap, SandboxBin: filepath.Dir(bin),
+		r, err := trial.Run(context.Background(), trial.Options{Snapshot: snap, Runtime: &local.Runtime{BinDir: filepath.Dir(bin), Dir: b.TempDir()},
 			Current:   trial.Arm{Name: "current", Binary: bin, Config: framework.ScoringConfig(schedulerName, "LeastAllocated")},
 			Candidate: trial.Arm{Name: "candidate", Binary: bin, Config: framework.ScoringConfig(schedulerName, "MostAllocated")}})
 		if err != nil {

@@ -13,11 +13,10 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/ptr"
-
-	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
 )
 
 // TrialOptions say how to run trial Pods.
@@ -88,13 +87,13 @@ type trialRunner struct {
 	pods map[types.UID]*trialSandbox
 }
 
-// RunTrials plays kubelet for trial Pods (label TrialSelector, in the operand
+// RunTrials plays kubelet for trial Pods (label TrialSelector, in any
 // namespace) until ctx ends. started, when not nil, is called with every
 // scheduler it starts.
 func RunTrials(ctx context.Context, o TrialOptions, started func(*TrialScheduler)) error {
 	t := &trialRunner{o: o, pods: map[types.UID]*trialSandbox{}}
 	return run(ctx, o.Admin, o.logf, podKind{
-		namespace: names.OperandNamespace,
+		namespace: metav1.NamespaceAll,
 		selector:  TrialSelector,
 		container: TrialSchedulerContainer,
 		read: func(ctx context.Context, kube kubernetes.Interface, p *corev1.Pod) (any, error) {

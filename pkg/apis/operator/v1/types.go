@@ -266,6 +266,13 @@ type SecondarySchedulerStatus struct {
 	// +optional
 	FailedRollout *FailedRollout `json:"failedRollout,omitempty"`
 
+	// trialRequest is the change held for a trial (spec.rollout.strategy
+	// Trial): the target-config controller writes it while a change waits, and
+	// removes it when none does; the trial controller runs it and answers in
+	// lastTrial.
+	// +optional
+	TrialRequest *TrialRequest `json:"trialRequest,omitempty"`
+
 	// lastTrial is the last trial of a configuration or image before its
 	// rollout (spec.rollout.strategy Trial).
 	// +optional

@@ -32,6 +32,9 @@ type RolloutPolicy struct {
 	Trial *TrialPolicy `json:"trial,omitempty"`
 }
 
+// DefaultTrialReplayBound is replayBound's default.
+const DefaultTrialReplayBound = 100
+
 // TrialPolicy configures a trial and its gate.
 type TrialPolicy struct {
 	// replayBound is how many of the pods the scheduler bound most recently are
@@ -101,8 +104,80 @@ const (
 	TrialFailed TrialVerdict = "Failed"
 )
 
+// TrialRequest is a change to try: the scheduler the live Deployment runs
+// against the one that would replace it, and the gate that judges them.
+type TrialRequest struct {
+	// key identifies the two schedulers: lastTrial.key names the request it
+	// answers.
+	// +required
+	// +kubebuilder:validation:MaxLength=64
+	Key string `json:"key"`
+
+	// current is the scheduler that runs now.
+	// +required
+	Current TrialArm `json:"current"`
+
+	// candidate is the scheduler that would replace it.
+	// +required
+	Candidate TrialArm `json:"candidate"`
+
+	// gate is spec.rollout.trial's gate, with its defaults.
+	// +required
+	Gate TrialGate `json:"gate"`
+}
+
+// TrialArm is one scheduler of a trial, as its pods run it.
+type TrialArm struct {
+	// configHash names the merged configuration, which ConfigMap
+	// secondary-scheduler-config-<first 12 characters> holds.
+	// +required
+	// +kubebuilder:validation:MaxLength=64
+	ConfigHash string `json:"configHash"`
+
+	// image is the scheduler container's image.
+	// +required
+	// +kubebuilder:validation:MaxLength=512
+	Image string `json:"image"`
+
+	// command is the scheduler container's command.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=32
+	// +kubebuilder:validation:items:MaxLength=4096
+	Command []string `json:"command,omitempty"`
+
+	// args are the scheduler container's arguments, without the flags the
+	// operator sets itself (configuration, identity, serving).
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=64
+	// +kubebuilder:validation:items:MaxLength=4096
+	Args []string `json:"args,omitempty"`
+}
+
+// TrialGate is what a trial may change before it holds a rollout back.
+type TrialGate struct {
+	// maxNewlyUnschedulable is spec.rollout.trial.maxNewlyUnschedulable.
+	// +optional
+	MaxNewlyUnschedulable int32 `json:"maxNewlyUnschedulable"`
+
+	// maxMovedPercent is spec.rollout.trial.maxMovedPercent; unset bounds no moves.
+	// +optional
+	MaxMovedPercent *int32 `json:"maxMovedPercent,omitempty"`
+}
+
 // TrialResult is what a trial found.
 type TrialResult struct {
+	// key is the key of the trial request this trial answers.
+	// +optional
+	// +kubebuilder:validation:MaxLength=64
+	Key string `json:"key,omitempty"`
+
+	// gate is the gate the counts were judged by; a request with another gate
+	// has them judged again, without a new trial.
+	// +optional
+	Gate *TrialGate `json:"gate,omitempty"`
+
 	// configHash is the hash of the configuration tried.
 	// +required
 	// +kubebuilder:validation:MaxLength=64

@@ -322,9 +322,35 @@ var schemaYAML = typed.YAMLObject(`types:
           elementType:
             scalar: string
           elementRelationship: atomic
+    - name: trialRequest
+      type:
+        namedType: com.github.openshift.secondary-scheduler-operator.pkg.apis.operator.v1.TrialRequest
     - name: version
       type:
         scalar: string
+- name: com.github.openshift.secondary-scheduler-operator.pkg.apis.operator.v1.TrialArm
+  map:
+    fields:
+    - name: args
+      type:
+        list:
+          elementType:
+            scalar: string
+          elementRelationship: atomic
+    - name: command
+      type:
+        list:
+          elementType:
+            scalar: string
+          elementRelationship: atomic
+    - name: configHash
+      type:
+        scalar: string
+      default: ""
+    - name: image
+      type:
+        scalar: string
+      default: ""
 - name: com.github.openshift.secondary-scheduler-operator.pkg.apis.operator.v1.TrialCounts
   map:
     fields:
@@ -352,6 +378,16 @@ var schemaYAML = typed.YAMLObject(`types:
       type:
         scalar: numeric
       default: 0
+- name: com.github.openshift.secondary-scheduler-operator.pkg.apis.operator.v1.TrialGate
+  map:
+    fields:
+    - name: maxMovedPercent
+      type:
+        scalar: numeric
+    - name: maxNewlyUnschedulable
+      type:
+        scalar: numeric
+      default: 0
 - name: com.github.openshift.secondary-scheduler-operator.pkg.apis.operator.v1.TrialPolicy
   map:
     fields:
@@ -370,6 +406,25 @@ var schemaYAML = typed.YAMLObject(`types:
     - name: timeoutSeconds
       type:
         scalar: numeric
+- name: com.github.openshift.secondary-scheduler-operator.pkg.apis.operator.v1.TrialRequest
+  map:
+    fields:
+    - name: candidate
+      type:
+        namedType: com.github.openshift.secondary-scheduler-operator.pkg.apis.operator.v1.TrialArm
+      default: {}
+    - name: current
+      type:
+        namedType: com.github.openshift.secondary-scheduler-operator.pkg.apis.operator.v1.TrialArm
+      default: {}
+    - name: gate
+      type:
+        namedType: com.github.openshift.secondary-scheduler-operator.pkg.apis.operator.v1.TrialGate
+      default: {}
+    - name: key
+      type:
+        scalar: string
+      default: ""
 - name: com.github.openshift.secondary-scheduler-operator.pkg.apis.operator.v1.TrialResult
   map:
     fields:
@@ -383,10 +438,16 @@ var schemaYAML = typed.YAMLObject(`types:
     - name: finishedAt
       type:
         namedType: io.k8s.apimachinery.pkg.apis.meta.v1.Time
+    - name: gate
+      type:
+        namedType: com.github.openshift.secondary-scheduler-operator.pkg.apis.operator.v1.TrialGate
     - name: image
       type:
         scalar: string
       default: ""
+    - name: key
+      type:
+        scalar: string
     - name: message
       type:
         scalar: string

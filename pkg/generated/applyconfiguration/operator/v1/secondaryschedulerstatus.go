@@ -28,6 +28,11 @@ type SecondarySchedulerStatusApplyConfiguration struct {
 	// not become ready in time. Its pod template is not rolled out again until
 	// an input changes it.
 	FailedRollout *FailedRolloutApplyConfiguration `json:"failedRollout,omitempty"`
+	// trialRequest is the change held for a trial (spec.rollout.strategy
+	// Trial): the target-config controller writes it while a change waits, and
+	// removes it when none does; the trial controller runs it and answers in
+	// lastTrial.
+	TrialRequest *TrialRequestApplyConfiguration `json:"trialRequest,omitempty"`
 	// lastTrial is the last trial of a configuration or image before its
 	// rollout (spec.rollout.strategy Trial).
 	LastTrial *TrialResultApplyConfiguration `json:"lastTrial,omitempty"`
@@ -128,6 +133,14 @@ func (b *SecondarySchedulerStatusApplyConfiguration) WithLastKnownGood(value *Ro
 // If called multiple times, the FailedRollout field is set to the value of the last call.
 func (b *SecondarySchedulerStatusApplyConfiguration) WithFailedRollout(value *FailedRolloutApplyConfiguration) *SecondarySchedulerStatusApplyConfiguration {
 	b.FailedRollout = value
+	return b
+}
+
+// WithTrialRequest sets the TrialRequest field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the TrialRequest field is set to the value of the last call.
+func (b *SecondarySchedulerStatusApplyConfiguration) WithTrialRequest(value *TrialRequestApplyConfiguration) *SecondarySchedulerStatusApplyConfiguration {
+	b.TrialRequest = value
 	return b
 }
 

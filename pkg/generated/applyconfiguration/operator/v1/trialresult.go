@@ -12,6 +12,11 @@ import (
 //
 // TrialResult is what a trial found.
 type TrialResultApplyConfiguration struct {
+	// key is the key of the trial request this trial answers.
+	Key *string `json:"key,omitempty"`
+	// gate is the gate the counts were judged by; a request with another gate
+	// has them judged again, without a new trial.
+	Gate *TrialGateApplyConfiguration `json:"gate,omitempty"`
 	// configHash is the hash of the configuration tried.
 	ConfigHash *string `json:"configHash,omitempty"`
 	// image is the scheduler image tried.
@@ -35,6 +40,22 @@ type TrialResultApplyConfiguration struct {
 // apply.
 func TrialResult() *TrialResultApplyConfiguration {
 	return &TrialResultApplyConfiguration{}
+}
+
+// WithKey sets the Key field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the Key field is set to the value of the last call.
+func (b *TrialResultApplyConfiguration) WithKey(value string) *TrialResultApplyConfiguration {
+	b.Key = &value
+	return b
+}
+
+// WithGate sets the Gate field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the Gate field is set to the value of the last call.
+func (b *TrialResultApplyConfiguration) WithGate(value *TrialGateApplyConfiguration) *TrialResultApplyConfiguration {
+	b.Gate = value
+	return b
 }
 
 // WithConfigHash sets the ConfigHash field in the declarative configuration to the given value

@@ -1,4 +1,4 @@
-package trial
+package podruntime
 
 import (
 	"crypto"
@@ -22,6 +22,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/openshift/secondary-scheduler-operator/pkg/internal/golden"
+	"github.com/openshift/secondary-scheduler-operator/pkg/trial"
 )
 
 var testOwner = metav1.OwnerReference{APIVersion: "operator.openshift.io/v1", Kind: "SecondaryScheduler", Name: "cluster",
@@ -35,7 +36,7 @@ var fakeCredentials = &credentials{ca: []byte("CA PEM\n"), tlsCert: []byte("SERV
 
 func testInputs() podInputs {
 	return podInputs{namespace: "openshift-secondary-scheduler", trialID: "0123456789ab", owner: testOwner,
-		arm: Arm{Name: "candidate", Image: "registry.k8s.io/scheduler-plugins/kube-scheduler:v0.34.7", Command: []string{"/bin/kube-scheduler"},
+		arm: trial.Arm{Name: "candidate", Args: []string{"--feature-gates=SchedulerQueueingHints=true", "-v=4"}, Image: "registry.k8s.io/scheduler-plugins/kube-scheduler:v0.34.7", Command: []string{"/bin/kube-scheduler"},
 			Config: []byte("apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nleaderElection:\n  leaderElect: true\nprofiles:\n- schedulerName: secondary-scheduler\n")},
 		etcdImage: DefaultEtcdImage, apiServerImage: DefaultAPIServerImage, creds: fakeCredentials}
 }

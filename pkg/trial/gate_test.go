@@ -1,11 +1,11 @@
-package gate
+package trial
 
 import (
 	"strings"
 	"testing"
 )
 
-func TestExceeded(t *testing.T) {
+func TestGateExceeded(t *testing.T) {
 	at := func(v float64) *float64 { return &v }
 	for _, tc := range []struct {
 		name                       string
@@ -20,7 +20,8 @@ func TestExceeded(t *testing.T) {
 		{"moved", 0, 0, 1, 1, at(12.5), "50.0% moved (at most 12.5% allowed)"},
 		{"both", 1, 0, 1, 3, at(50), "1 newly unschedulable (at most 0 allowed), 75.0% moved (at most 50% allowed)"},
 	} {
-		if got := strings.Join(Exceeded(tc.newly, tc.maxNew, tc.same, tc.moved, tc.maxMoved), ", "); got != tc.want {
+		g := Gate{MaxNewlyUnschedulable: tc.maxNew, MaxMovedPercent: tc.maxMoved}
+		if got := strings.Join(g.Exceeded(Counts{NewlyUnschedulable: tc.newly, Same: tc.same, Moved: tc.moved}), ", "); got != tc.want {
 			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
 		}
 	}

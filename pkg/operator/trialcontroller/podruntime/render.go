@@ -1,4 +1,4 @@
-package trial
+package podruntime
 
 import (
 	"fmt"
@@ -17,9 +17,10 @@ import (
 	"github.com/openshift/secondary-scheduler-operator/bindata"
 	"github.com/openshift/secondary-scheduler-operator/pkg/internal/manifest"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
+	"github.com/openshift/secondary-scheduler-operator/pkg/trial"
 )
 
-// What a PodRuntime makes in the cluster, per arm: a Secret, a Pod and a
+// What a Runtime makes in the cluster, per arm: a Secret, a Pod and a
 // NetworkPolicy, each named ObjectName(arm) and labelled with Labels.
 const (
 	// AppName is the app.kubernetes.io/name label of every trial object.
@@ -90,11 +91,11 @@ type armObjects struct {
 type podInputs struct {
 	namespace, trialID        string
 	owner                     metav1.OwnerReference
-	arm                       Arm
+	arm                       trial.Arm
 	etcdImage, apiServerImage string
 	creds                     *credentials
 	// runAsUser, when set, runs every container as that user, group and
-	// fsGroup (PodRuntime.RunAsUser).
+	// fsGroup (Runtime.RunAsUser).
 	runAsUser *int64
 }
 
@@ -125,6 +126,8 @@ func renderArm(in podInputs) (*armObjects, error) {
 	if len(in.arm.Command) > 0 {
 		pod.Spec.Containers[0].Command = in.arm.Command
 	}
+	// After the trial's own flags: the arm's feature gates and settings, as its pods run them.
+	pod.Spec.Containers[0].Args = append(pod.Spec.Containers[0].Args, in.arm.Args...)
 	for i := range pod.Spec.Volumes {
 		if s := pod.Spec.Volumes[i].Secret; s != nil {
 			s.SecretName = name
@@ -171,14 +174,14 @@ func validateArm(in podInputs) error {
 }
 
 // renderSecret is an arm's Secret, without its metadata.
-func renderSecret(arm Arm, c *credentials) (*corev1.Secret, error) {
+func renderSecret(arm trial.Arm, c *credentials) (*corev1.Secret, error) {
 	local := &rest.Config{Host: "https://" + net.JoinHostPort("127.0.0.1", strconv.Itoa(SandboxPort)),
 		TLSClientConfig: rest.TLSClientConfig{CAData: c.ca}, BearerToken: c.token}
-	kubeconfig, err := clientcmd.Write(kubeconfigOf(local))
+	kubeconfig, err := clientcmd.Write(trial.Kubeconfig(local))
 	if err != nil {
 		return nil, err
 	}
-	config, err := sandboxConfig(arm.Config, mountPath+"/"+kubeconfigKey)
+	config, err := trial.SandboxSchedulerConfig(arm.Config, mountPath+"/"+kubeconfigKey)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", arm.Name, err)
 	}
@@ -196,7 +199,7 @@ func renderSecret(arm Arm, c *credentials) (*corev1.Secret, error) {
 
 // sandboxClient is the operator's client config of a sandbox at podIP.
 func sandboxClient(podIP string, c *credentials) *rest.Config {
-	return unlimited(&rest.Config{
+	return trial.Unlimited(&rest.Config{
 		Host:            "https://" + net.JoinHostPort(podIP, strconv.Itoa(SandboxPort)),
 		TLSClientConfig: rest.TLSClientConfig{CAData: c.ca, ServerName: SandboxServerName},
 		BearerToken:     c.token,

@@ -1,4 +1,4 @@
-package trial
+package local
 
 import (
 	"errors"
@@ -9,8 +9,9 @@ import (
 
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
-	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
+
+	"github.com/openshift/secondary-scheduler-operator/pkg/trial"
 )
 
 // localSandbox is an etcd and a kube-apiserver started from local binaries
@@ -45,9 +46,9 @@ func startSandbox(binDir, dir string) (*localSandbox, error) {
 	if err != nil {
 		return nil, errors.Join(fmt.Errorf("starting the sandbox: %w", err), env.Stop())
 	}
-	s := &localSandbox{env: env, config: unlimited(cfg)}
+	s := &localSandbox{env: env, config: trial.Unlimited(cfg)}
 	s.kubeconfig = filepath.Join(dir, "kubeconfig")
-	if err := clientcmd.WriteToFile(kubeconfigOf(cfg), s.kubeconfig); err != nil {
+	if err := clientcmd.WriteToFile(trial.Kubeconfig(cfg), s.kubeconfig); err != nil {
 		return nil, errors.Join(err, s.stop())
 	}
 	return s, nil
@@ -55,21 +56,3 @@ func startSandbox(binDir, dir string) (*localSandbox, error) {
 
 // stop stops kube-apiserver and etcd and removes their data.
 func (s *localSandbox) stop() error { return s.env.Stop() }
-
-// unlimited is a copy of cfg without a client-side rate limit: seeding is
-// thousands of creates into a private server.
-func unlimited(cfg *rest.Config) *rest.Config {
-	c := rest.CopyConfig(cfg)
-	c.QPS, c.Burst = -1, 0
-	return c
-}
-
-// kubeconfigOf is a kubeconfig holding cfg's server and credentials.
-func kubeconfigOf(cfg *rest.Config) clientcmdapi.Config {
-	kc := clientcmdapi.NewConfig()
-	kc.Clusters["sandbox"] = &clientcmdapi.Cluster{Server: cfg.Host, CertificateAuthorityData: cfg.CAData}
-	kc.AuthInfos["admin"] = &clientcmdapi.AuthInfo{ClientCertificateData: cfg.CertData, ClientKeyData: cfg.KeyData, Token: cfg.BearerToken}
-	kc.Contexts["sandbox"] = &clientcmdapi.Context{Cluster: "sandbox", AuthInfo: "admin"}
-	kc.CurrentContext = "sandbox"
-	return *kc
-}

@@ -1,6 +1,6 @@
 //go:build !linux
 
-package trial
+package local
 
 import "syscall"
 

@@ -1,4 +1,4 @@
-package trial
+package podruntime
 
 import (
 	"crypto/rand"

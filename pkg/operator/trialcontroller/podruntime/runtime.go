@@ -1,4 +1,10 @@
-package trial
+// Package podruntime runs a trial's arms as Pods in the cluster, for the
+// operator's trial controller: per arm a Pod with the sandbox (etcd and
+// kube-apiserver) and the arm's scheduler, a Secret with the sandbox's
+// credentials and a NetworkPolicy that admits only the operator's pods. It
+// renders them (render.go, pure), starts and stops them (runtime.go), and
+// deletes what a trial left (cleanup.go).
+package podruntime
 
 import (
 	"context"
@@ -12,20 +18,19 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
-	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/podhealth"
+	"github.com/openshift/secondary-scheduler-operator/pkg/trial"
 )
 
-// The sandbox's images when PodRuntime names none. kube-scheduler's
+// The sandbox's images when Runtime names none. kube-scheduler's
 // version-skew policy forbids a scheduler newer than its API server, so the
 // sandbox's kube-apiserver is the newest release the operator supports (an
 // older candidate is fine), and etcd the release that kube-apiserver is
 // tested with. Variables, so that a build can change them (-ldflags -X); a
-// disconnected cluster names a mirror through PodRuntime.
+// disconnected cluster names a mirror through Runtime.
 var (
 	DefaultEtcdImage      = "registry.k8s.io/etcd:3.6.5-0"
 	DefaultAPIServerImage = "registry.k8s.io/kube-apiserver:v1.37.2"
@@ -42,11 +47,11 @@ const (
 	podCheckInterval = 2 * time.Second
 )
 
-// PodRuntime runs each arm as a Pod in a cluster: the sandbox (etcd and
-// kube-apiserver) and the arm's scheduler (Arm.Image, Arm.Command), with a
+// Runtime runs each arm as a Pod in a cluster: the sandbox (etcd and
+// kube-apiserver) and the arm's scheduler (trial.Arm.Image, trial.Arm.Command), with a
 // Secret holding the sandbox's credentials and a NetworkPolicy that admits
 // only the operator's pods. The operator reaches the sandbox at the Pod's IP.
-type PodRuntime struct {
+type Runtime struct {
 	// Kube is a client of the cluster.
 	Kube kubernetes.Interface
 	// Namespace holds the trial's objects.
@@ -74,7 +79,7 @@ const NonRootUser int64 = 65532
 // Start implements Runtime: it replaces what an earlier trial left of the
 // arm, creates its Secret, NetworkPolicy and Pod, and waits until the
 // sandbox answers. On an error it deletes what it created.
-func (p *PodRuntime) Start(ctx context.Context, arm Arm) (Sandbox, error) {
+func (p *Runtime) Start(ctx context.Context, arm trial.Arm) (trial.Sandbox, error) {
 	creds, err := newCredentials()
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", arm.Name, err)
@@ -98,7 +103,7 @@ func (p *PodRuntime) Start(ctx context.Context, arm Arm) (Sandbox, error) {
 	startCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	s := &podArm{kube: p.Kube, arm: arm.Name, namespace: p.Namespace, name: objs.pod.Name}
-	fail := func(err error) (Sandbox, error) {
+	fail := func(err error) (trial.Sandbox, error) {
 		stopCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), stopTimeout)
 		defer cancel()
 		return nil, errors.Join(err, s.Stop(stopCtx))
@@ -139,7 +144,7 @@ func (s *podArm) Log() string { return "" }
 
 func (s *podArm) what() string { return fmt.Sprintf("Pod %s/%s", s.namespace, s.name) }
 
-// Failed implements Sandbox. It reads the Pod at most every
+// Failed implements trial.Sandbox. It reads the Pod at most every
 // podCheckInterval (the arm polls more often, and the cluster's API server
 // is shared). A failed read of the Pod is no verdict on it.
 func (s *podArm) Failed(ctx context.Context) error {
@@ -299,41 +304,12 @@ func (s *podArm) removeEarlier(ctx context.Context) error {
 	}
 }
 
-// Stop implements Sandbox: it deletes the arm's Pod, Secret and NetworkPolicy.
+// Stop implements trial.Sandbox: it deletes the arm's Pod, Secret and
+// NetworkPolicy, when they are trial objects (another object of the name is
+// left alone).
 func (s *podArm) Stop(ctx context.Context) error {
-	core, opts := s.kube.CoreV1(), metav1.DeleteOptions{}
-	return errors.Join(
-		ignoreNotFound(core.Pods(s.namespace).Delete(ctx, s.name, opts)),
-		ignoreNotFound(core.Secrets(s.namespace).Delete(ctx, s.name, opts)),
-		ignoreNotFound(s.kube.NetworkingV1().NetworkPolicies(s.namespace).Delete(ctx, s.name, opts)))
+	return DeleteNamed(ctx, s.kube, s.namespace, s.name)
 }
 
-// DeleteTrialObjects deletes every trial Pod, Secret and NetworkPolicy of
-// namespace (those labelled AppName by the operator), whatever their trial:
-// after a verdict, and when an operator starts and finds an interrupted one.
-// It needs deletecollection on the three.
-func DeleteTrialObjects(ctx context.Context, kube kubernetes.Interface, namespace string) error {
-	sel := metav1.ListOptions{LabelSelector: labels.SelectorFromSet(labels.Set{
-		AppNameLabel: AppName, names.ManagedByLabel: names.ManagedByValue}).String()}
-	var errs []error
-	for _, k := range []struct {
-		kind   string
-		delete func(context.Context, metav1.DeleteOptions, metav1.ListOptions) error
-	}{
-		{"Pods", kube.CoreV1().Pods(namespace).DeleteCollection},
-		{"Secrets", kube.CoreV1().Secrets(namespace).DeleteCollection},
-		{"NetworkPolicies", kube.NetworkingV1().NetworkPolicies(namespace).DeleteCollection},
-	} {
-		if err := k.delete(ctx, metav1.DeleteOptions{}, sel); err != nil {
-			errs = append(errs, fmt.Errorf("deleting the trial %s of %s: %w", k.kind, namespace, err))
-		}
-	}
-	return errors.Join(errs...)
-}
-
-func ignoreNotFound(err error) error {
-	if apierrors.IsNotFound(err) {
-		return nil
-	}
-	return err
-}
+// stopTimeout bounds stopping one arm.
+const stopTimeout = time.Minute

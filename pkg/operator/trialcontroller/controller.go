@@ -1,0 +1,255 @@
+// Package trialcontroller runs the trials spec.rollout.strategy Trial asks
+// for. It meets the rollout only through the SecondaryScheduler's status: the
+// target-config controller writes the change to try into
+// status.trialRequest, this controller runs a trial of it in the background
+// (a trial takes tens of seconds, so never inside a sync) and answers in
+// status.lastTrial, with a report ConfigMap and an event. It owns the trial
+// objects (package podruntime): whatever no running trial holds is deleted,
+// at start, when the request goes, and under Unmanaged or Removed.
+package trialcontroller
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+
+	operatorv1 "github.com/openshift/api/operator/v1"
+	"github.com/openshift/library-go/pkg/controller/factory"
+	"github.com/openshift/library-go/pkg/operator/events"
+	"github.com/openshift/library-go/pkg/operator/v1helpers"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	corev1listers "k8s.io/client-go/listers/core/v1"
+	"k8s.io/utils/clock"
+
+	secondaryschedulerv1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/metrics"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/operatorclient"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/trialcontroller/podruntime"
+)
+
+const (
+	// FieldManager owns status.lastTrial.
+	FieldManager = "TrialController"
+	// ReportName is the ConfigMap, in the operand namespace, that holds the
+	// last trial's full report.
+	ReportName = "secondary-scheduler-trial-report"
+	// RetryFailedTrialAfter is how long a trial that could not run (an image
+	// not pulled, no room for its Pods) stands before the same request is
+	// tried again: its cause may be gone without any input changing.
+	RetryFailedTrialAfter = 5 * time.Minute
+)
+
+type controller struct {
+	operatorClient operatorclient.Interface
+	kube           kubernetes.Interface
+	configMaps     corev1listers.ConfigMapNamespaceLister
+	// objects list the trial objects of each kind, from the caches.
+	objects    []objectLister
+	run        RunFunc
+	recorderOn func(*secondaryschedulerv1.SecondaryScheduler) events.Recorder
+	clock      clock.PassiveClock
+	// base is the operator's lifetime: a trial outlives the sync that started it.
+	base context.Context
+
+	mu     sync.Mutex
+	active *active
+}
+
+// active is the trial this process runs.
+type active struct {
+	key    string
+	cancel context.CancelFunc
+	done   chan struct{}
+}
+
+// objectLister lists one kind of trial object from its cache, with the
+// client that deletes it.
+type objectLister struct {
+	kind podruntime.Kind
+	list func() ([]metav1.Object, error)
+}
+
+// New returns the trial controller; its trials live until base is done.
+func New(base context.Context, operatorClient operatorclient.Interface, kube kubernetes.Interface,
+	kubeInformers v1helpers.KubeInformersForNamespaces, run RunFunc,
+	recorderOn func(*secondaryschedulerv1.SecondaryScheduler) events.Recorder, recorder events.Recorder) factory.Controller {
+	c := newController(base, operatorClient, kube, kubeInformers, run, recorderOn)
+	operand := kubeInformers.InformersFor(names.OperandNamespace)
+	return factory.New().WithInformers(operatorClient.Informer(), operand.Core().V1().ConfigMaps().Informer(),
+		operand.Core().V1().Pods().Informer(), operand.Core().V1().Secrets().Informer(), operand.Networking().V1().NetworkPolicies().Informer()).
+		WithSync(metrics.InstrumentSync("TrialController", c.sync)).
+		ToController("TrialController", recorder)
+}
+
+func newController(base context.Context, operatorClient operatorclient.Interface, kube kubernetes.Interface,
+	kubeInformers v1helpers.KubeInformersForNamespaces, run RunFunc,
+	recorderOn func(*secondaryschedulerv1.SecondaryScheduler) events.Recorder) *controller {
+	operand := kubeInformers.InformersFor(names.OperandNamespace)
+	kinds := podruntime.Kinds(kube, names.OperandNamespace)
+	pods, secrets, policies := operand.Core().V1().Pods().Lister().Pods(names.OperandNamespace),
+		operand.Core().V1().Secrets().Lister().Secrets(names.OperandNamespace),
+		operand.Networking().V1().NetworkPolicies().Lister().NetworkPolicies(names.OperandNamespace)
+	return &controller{
+		operatorClient: operatorClient,
+		kube:           kube,
+		configMaps:     operand.Core().V1().ConfigMaps().Lister().ConfigMaps(names.OperandNamespace),
+		objects: []objectLister{
+			{kinds[0], func() ([]metav1.Object, error) { l, err := pods.List(podruntime.Selector()); return objectsOf(l), err }},
+			{kinds[1], func() ([]metav1.Object, error) {
+				l, err := secrets.List(podruntime.Selector())
+				return objectsOf(l), err
+			}},
+			{kinds[2], func() ([]metav1.Object, error) {
+				l, err := policies.List(podruntime.Selector())
+				return objectsOf(l), err
+			}},
+		},
+		run: run, recorderOn: recorderOn, clock: clock.RealClock{}, base: base,
+	}
+}
+
+func objectsOf[T metav1.Object](list []T) []metav1.Object {
+	out := make([]metav1.Object, len(list))
+	for i, o := range list {
+		out[i] = o
+	}
+	return out
+}
+
+// sync runs what status.trialRequest names and cancels what it does not.
+func (c *controller) sync(ctx context.Context, syncCtx factory.SyncContext) error {
+	ss, err := c.operatorClient.Get()
+	if err != nil && !apierrors.IsNotFound(err) {
+		return err
+	}
+	req := requested(ss)
+	if a := c.running(); a != nil {
+		if req == nil || a.key != req.Key {
+			a.cancel() // its goroutine cleans up and queues the next sync
+		}
+		return nil
+	}
+	// Nothing runs in this process: whatever trial objects exist are left over.
+	left, err := c.removeLeftovers(ctx)
+	if err != nil || req == nil {
+		return err
+	}
+	last := ss.Status.LastTrial
+	if last != nil && last.Key == req.Key {
+		switch decideAnswered(last, req, c.clock.Now()) {
+		case answered:
+			return nil
+		case judgeAgain:
+			return c.writeStatus(ctx, rejudge(last, req.Gate))
+		case retryLater:
+			syncCtx.Queue().AddAfter(syncCtx.QueueKey(), last.FinishedAt.Add(RetryFailedTrialAfter).Sub(c.clock.Now()))
+			return nil
+		}
+	}
+	if left > 0 {
+		return nil // their deletions queue the next sync
+	}
+	c.start(ss.DeepCopy(), req.DeepCopy(), func() { syncCtx.Queue().Add(syncCtx.QueueKey()) })
+	return nil
+}
+
+// requested is the trial ss asks for: none while it goes, is not Managed,
+// or does not roll out by trial.
+func requested(ss *secondaryschedulerv1.SecondaryScheduler) *secondaryschedulerv1.TrialRequest {
+	if ss == nil || ss.DeletionTimestamp != nil || ss.Spec.Rollout == nil || ss.Spec.Rollout.Strategy != secondaryschedulerv1.RolloutTrial {
+		return nil
+	}
+	switch ss.Spec.ManagementState {
+	case operatorv1.Managed, operatorv1.Force:
+		return ss.Status.TrialRequest
+	}
+	return nil
+}
+
+// answer is what to do about a request that lastTrial answers.
+type answer int
+
+const (
+	runAgain   answer = iota // interrupted, failed long enough ago, or a verdict without counts
+	answered                 // the verdict stands
+	judgeAgain               // the counts stand, judged by another gate
+	retryLater               // failed, too recently to try again
+)
+
+func decideAnswered(last *secondaryschedulerv1.TrialResult, req *secondaryschedulerv1.TrialRequest, now time.Time) answer {
+	switch last.Verdict {
+	case secondaryschedulerv1.TrialRunning:
+		return runAgain // no trial runs here: the process that ran it is gone
+	case secondaryschedulerv1.TrialFailed:
+		if last.FinishedAt != nil && last.FinishedAt.Add(RetryFailedTrialAfter).After(now) {
+			return retryLater
+		}
+		return runAgain
+	}
+	if last.Counts == nil {
+		return runAgain
+	}
+	if last.Gate == nil || last.Gate.MaxNewlyUnschedulable != req.Gate.MaxNewlyUnschedulable ||
+		!equalPtr(last.Gate.MaxMovedPercent, req.Gate.MaxMovedPercent) {
+		return judgeAgain
+	}
+	return answered
+}
+
+func equalPtr(a, b *int32) bool { return (a == nil) == (b == nil) && (a == nil || *a == *b) }
+
+// running is the trial this process runs, nil when none does.
+func (c *controller) running() *active {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.active == nil {
+		return nil
+	}
+	select {
+	case <-c.active.done:
+		c.active = nil
+		return nil
+	default:
+		return c.active
+	}
+}
+
+// start runs a trial of req in the background; requeue is called once it ended.
+func (c *controller) start(ss *secondaryschedulerv1.SecondaryScheduler, req *secondaryschedulerv1.TrialRequest, requeue func()) {
+	ctx, cancel := context.WithCancel(c.base)
+	a := &active{key: req.Key, cancel: cancel, done: make(chan struct{})}
+	c.mu.Lock()
+	c.active = a
+	c.mu.Unlock()
+	go func() {
+		defer requeue()
+		defer close(a.done)
+		defer cancel()
+		c.execute(ctx, ss, req)
+	}()
+}
+
+// removeLeftovers deletes every trial object the caches hold, and says how
+// many there were.
+func (c *controller) removeLeftovers(ctx context.Context) (int, error) {
+	var errs []error
+	n := 0
+	for _, o := range c.objects {
+		list, err := o.list()
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		for _, obj := range list {
+			n++
+			if obj.GetDeletionTimestamp() == nil {
+				errs = append(errs, o.kind.DeleteObject(ctx, obj))
+			}
+		}
+	}
+	return n, errors.Join(errs...)
+}

@@ -1,0 +1,232 @@
+package trialcontroller
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	operatorv1 "github.com/openshift/api/operator/v1"
+	"github.com/openshift/library-go/pkg/controller/factory"
+	"github.com/openshift/library-go/pkg/operator/events"
+	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/kubernetes/fake"
+	clocktesting "k8s.io/utils/clock/testing"
+
+	secondaryschedulerv1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1"
+	secondaryschedulerapply "github.com/openshift/secondary-scheduler-operator/pkg/generated/applyconfiguration/operator/v1"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/kubecache"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/operatorclient"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/trialcontroller/podruntime"
+	"github.com/openshift/secondary-scheduler-operator/pkg/trial"
+)
+
+// fakeOperator serves one SecondaryScheduler and keeps the lastTrial values applied.
+type fakeOperator struct {
+	operatorclient.Interface
+	mu      sync.Mutex
+	ss      *secondaryschedulerv1.SecondaryScheduler
+	applied []secondaryschedulerapply.TrialResultApplyConfiguration
+}
+
+func (f *fakeOperator) Get() (*secondaryschedulerv1.SecondaryScheduler, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.ss == nil {
+		return nil, apierrors.NewNotFound(schema.GroupResource{Resource: "secondaryschedulers"}, "cluster")
+	}
+	return f.ss.DeepCopy(), nil
+}
+
+func (f *fakeOperator) ApplyStatus(_ context.Context, manager string, st *secondaryschedulerapply.SecondarySchedulerStatusApplyConfiguration) (bool, error) {
+	if manager != FieldManager || st.LastTrial == nil || st.TrialRequest != nil || len(st.Conditions) != 0 {
+		return false, errors.New("the trial controller must apply lastTrial alone, as " + FieldManager)
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.applied = append(f.applied, *st.LastTrial)
+	return true, nil
+}
+
+func (f *fakeOperator) last() *secondaryschedulerapply.TrialResultApplyConfiguration {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if len(f.applied) == 0 {
+		return nil
+	}
+	return &f.applied[len(f.applied)-1]
+}
+
+type fixture struct {
+	c    *controller
+	op   *fakeOperator
+	kube *fake.Clientset
+	runs chan Run
+	// release ends a run with its report.
+	release chan *trial.Report
+}
+
+func newFixture(t *testing.T, ss *secondaryschedulerv1.SecondaryScheduler, objects ...runtime.Object) *fixture {
+	t.Helper()
+	configs := []runtime.Object{
+		&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: names.ConfigMapNameFor("cfg-current"), Namespace: names.OperandNamespace},
+			Data: map[string]string{names.ConfigKey: "profiles:\n- schedulerName: s\n"}},
+		&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: names.ConfigMapNameFor("cfg-candidate"), Namespace: names.OperandNamespace},
+			Data: map[string]string{names.ConfigKey: "profiles:\n- schedulerName: s\n"}},
+	}
+	f := &fixture{op: &fakeOperator{ss: ss}, kube: fake.NewClientset(append(configs, objects...)...), runs: make(chan Run, 4), release: make(chan *trial.Report, 4)}
+	informers := kubecache.NewKubeInformers(f.kube)
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	run := func(ctx context.Context, r Run) (*trial.Report, error) {
+		f.runs <- r
+		select {
+		case rep := <-f.release:
+			return rep, nil
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	f.c = newController(ctx, f.op, f.kube, informers, run, func(*secondaryschedulerv1.SecondaryScheduler) events.Recorder {
+		return events.NewInMemoryRecorder("t", clocktesting.NewFakeClock(time.Now()))
+	})
+	informers.Start(ctx.Done())
+	informers.WaitForCacheSync(ctx.Done())
+	return f
+}
+
+func (f *fixture) sync(t *testing.T) {
+	t.Helper()
+	if err := f.c.sync(context.Background(), factory.NewSyncContext("TrialController", events.NewInMemoryRecorder("t", clocktesting.NewFakeClock(time.Now())))); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func trialSpec() *secondaryschedulerv1.SecondaryScheduler {
+	return &secondaryschedulerv1.SecondaryScheduler{
+		ObjectMeta: metav1.ObjectMeta{Name: "cluster", UID: "ss-uid"},
+		Spec: secondaryschedulerv1.SecondarySchedulerSpec{OperatorSpec: operatorv1.OperatorSpec{ManagementState: operatorv1.Managed},
+			Rollout: &secondaryschedulerv1.RolloutPolicy{Strategy: secondaryschedulerv1.RolloutTrial}},
+		Status: secondaryschedulerv1.SecondarySchedulerStatus{TrialRequest: &secondaryschedulerv1.TrialRequest{Key: "k1",
+			Current:   secondaryschedulerv1.TrialArm{ConfigHash: "cfg-current", Image: "img:1"},
+			Candidate: secondaryschedulerv1.TrialArm{ConfigHash: "cfg-candidate", Image: "img:1", Args: []string{"--feature-gates=A=true"}}}},
+	}
+}
+
+func waitFor(t *testing.T, what string, ok func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !ok() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// A request written to status by the target-config controller is run, with
+// the arguments it names, and answered in lastTrial under its key and gate.
+func TestRunsTheRequestAndAnswersInStatus(t *testing.T) {
+	f := newFixture(t, trialSpec())
+	f.sync(t)
+	r := <-f.runs
+	if len(r.Candidate.Args) != 1 || r.Candidate.Args[0] != "--feature-gates=A=true" || string(r.Current.Config) == "" || r.Owner.UID != "ss-uid" {
+		t.Errorf("run %+v, want the candidate's arguments, both configurations and the owner", r)
+	}
+	f.sync(t) // while it runs, nothing more starts
+	f.release <- &trial.Report{Comparison: trial.Comparison{Counts: trial.Counts{Units: 2, Moved: 2}}, Verdict: trial.Verdict{Allowed: true, Message: "allowed"}}
+	waitFor(t, "the verdict", func() bool {
+		l := f.op.last()
+		return l != nil && *l.Verdict == secondaryschedulerv1.TrialAllowed
+	})
+	l := f.op.last()
+	if *l.Key != "k1" || l.Gate == nil || l.Counts == nil || *l.Counts.Moved != 2 {
+		t.Errorf("lastTrial %+v, want the request's key, its gate and the counts", l)
+	}
+	if len(f.runs) != 0 {
+		t.Errorf("%d more trials started while one ran", len(f.runs))
+	}
+}
+
+// A request that goes cancels its trial; the objects no trial holds are
+// deleted; Unmanaged is a request that went.
+func TestCancelsWhatNoRequestNamesAndRemovesItsObjects(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		stop func(ss *secondaryschedulerv1.SecondaryScheduler)
+	}{
+		{"request removed", func(ss *secondaryschedulerv1.SecondaryScheduler) { ss.Status.TrialRequest = nil }},
+		{"Unmanaged", func(ss *secondaryschedulerv1.SecondaryScheduler) { ss.Spec.ManagementState = operatorv1.Unmanaged }},
+		{"Removed", func(ss *secondaryschedulerv1.SecondaryScheduler) { ss.Spec.ManagementState = operatorv1.Removed }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			labels := podruntime.Labels("candidate", "0123456789ab")
+			meta := metav1.ObjectMeta{Name: podruntime.ObjectName("candidate"), Namespace: names.OperandNamespace, Labels: labels, UID: "leftover"}
+			foreign := &networkingv1.NetworkPolicy{ObjectMeta: metav1.ObjectMeta{Name: "secondary-scheduler-trial-current", Namespace: names.OperandNamespace}}
+			f := newFixture(t, trialSpec(), &corev1.Pod{ObjectMeta: meta}, &corev1.Secret{ObjectMeta: meta}, &networkingv1.NetworkPolicy{ObjectMeta: meta}, foreign)
+			f.sync(t) // leftovers go first; the trial waits for them
+			if len(f.runs) != 0 {
+				t.Fatal("a trial started while an earlier trial's objects were there")
+			}
+			ctx := context.Background()
+			if pods, _ := f.kube.CoreV1().Pods(names.OperandNamespace).List(ctx, metav1.ListOptions{}); len(pods.Items) != 0 {
+				t.Errorf("%d trial Pods left", len(pods.Items))
+			}
+			if _, err := f.kube.NetworkingV1().NetworkPolicies(names.OperandNamespace).Get(ctx, foreign.Name, metav1.GetOptions{}); err != nil {
+				t.Errorf("a NetworkPolicy that is no trial object went: %v", err)
+			}
+			waitFor(t, "the caches to see the deletions", func() bool { n, _ := f.c.removeLeftovers(ctx); return n == 0 })
+			f.sync(t)
+			<-f.runs
+			ss := trialSpec()
+			tc.stop(ss)
+			f.op.mu.Lock()
+			f.op.ss = ss
+			f.op.mu.Unlock()
+			a := f.c.running()
+			f.sync(t)
+			select {
+			case <-a.done:
+			case <-time.After(10 * time.Second):
+				t.Fatal("the trial was not cancelled")
+			}
+			if l := f.op.last(); l != nil && *l.Verdict != secondaryschedulerv1.TrialRunning {
+				t.Errorf("a cancelled trial reported %s", *l.Verdict)
+			}
+		})
+	}
+}
+
+// A verdict judged by another gate is judged again from its counts, with no
+// new trial; one that failed is retried only RetryFailedTrialAfter later.
+func TestJudgesAgainAndRetries(t *testing.T) {
+	ss := trialSpec()
+	ss.Status.TrialRequest.Gate = secondaryschedulerv1.TrialGate{MaxNewlyUnschedulable: 2}
+	ss.Status.LastTrial = &secondaryschedulerv1.TrialResult{Key: "k1", Verdict: secondaryschedulerv1.TrialBlocked, Gate: &secondaryschedulerv1.TrialGate{},
+		Message: "blocked: 1 newly unschedulable (at most 0 allowed)\nNodeAffinity: no node", Counts: &secondaryschedulerv1.TrialCounts{Units: 3, NewlyUnschedulable: 1}}
+	f := newFixture(t, ss)
+	f.sync(t)
+	l := f.op.last()
+	if l == nil || *l.Verdict != secondaryschedulerv1.TrialAllowed || *l.Gate.MaxNewlyUnschedulable != 2 || len(f.runs) != 0 {
+		t.Fatalf("lastTrial %+v and %d runs, want Allowed by the widened gate with no new trial", l, len(f.runs))
+	}
+
+	finished := metav1.NewTime(time.Now())
+	ss.Status.LastTrial = &secondaryschedulerv1.TrialResult{Key: "k1", Verdict: secondaryschedulerv1.TrialFailed, FinishedAt: &finished}
+	f.op.ss = ss
+	f.sync(t)
+	if len(f.runs) != 0 {
+		t.Fatal("a trial that just failed ran again at once")
+	}
+	earlier := metav1.NewTime(time.Now().Add(-RetryFailedTrialAfter))
+	ss.Status.LastTrial.FinishedAt = &earlier
+	f.sync(t)
+	<-f.runs
+}

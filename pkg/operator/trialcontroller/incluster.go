@@ -1,0 +1,89 @@
+package trialcontroller
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/utils/ptr"
+
+	secondaryschedulerv1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/trialcontroller/podruntime"
+	"github.com/openshift/secondary-scheduler-operator/pkg/trial"
+)
+
+// Run is one trial as the controller hands it to a RunFunc.
+type Run struct {
+	Current, Candidate trial.Arm
+	Gate               trial.Gate
+	// Policy is spec.rollout.trial: the replay bound and the sandbox's images.
+	Policy secondaryschedulerv1.TrialPolicy
+	// Owner owns the trial's objects: the SecondaryScheduler.
+	Owner metav1.OwnerReference
+}
+
+// RunFunc runs a trial to its report; an error means it could not run.
+type RunFunc func(ctx context.Context, r Run) (*trial.Report, error)
+
+// InCluster runs trials as Pods in the operand namespace, seeded from a
+// snapshot of the cluster that kube and dyn read. On OpenShift the restricted
+// SCC picks the Pods' user; elsewhere they run as podruntime.NonRootUser.
+func InCluster(kube kubernetes.Interface, dyn dynamic.Interface, openShift bool) RunFunc {
+	var runAsUser *int64
+	if !openShift {
+		user := podruntime.NonRootUser
+		runAsUser = &user
+	}
+	return func(ctx context.Context, r Run) (*trial.Report, error) {
+		start := time.Now()
+		scheduled, err := schedulerNames(r)
+		if err != nil {
+			return nil, err
+		}
+		snap, err := trial.Take(ctx, trial.Source{Kube: kube, Dynamic: dyn}, scheduled, int(ptr.Deref(r.Policy.ReplayBound, secondaryschedulerv1.DefaultTrialReplayBound)))
+		if err != nil {
+			return nil, fmt.Errorf("taking the snapshot: %w", err)
+		}
+		took := time.Since(start)
+		id := make([]byte, 6)
+		if _, err := rand.Read(id); err != nil {
+			return nil, err
+		}
+		rt := &podruntime.Runtime{Kube: kube, Namespace: names.OperandNamespace, Owner: r.Owner, TrialID: hex.EncodeToString(id), RunAsUser: runAsUser}
+		if images := r.Policy.SandboxImages; images != nil {
+			rt.EtcdImage, rt.APIServerImage = images.Etcd, images.KubeAPIServer
+		}
+		report, err := trial.Run(ctx, trial.Options{Snapshot: snap, Runtime: rt, Gate: r.Gate, Current: r.Current, Candidate: r.Candidate})
+		if err != nil {
+			return nil, err
+		}
+		report.Timings.Snapshot = took
+		return report, nil
+	}
+}
+
+// schedulerNames are the profiles of both arms: a pod either serves is replayed.
+func schedulerNames(r Run) ([]string, error) {
+	seen := map[string]bool{}
+	var out []string
+	for _, arm := range []trial.Arm{r.Current, r.Candidate} {
+		list, err := trial.SchedulerNames(arm.Config)
+		if err != nil {
+			return nil, errors.Join(fmt.Errorf("the %s configuration", arm.Name), err)
+		}
+		for _, n := range list {
+			if !seen[n] {
+				seen[n] = true
+				out = append(out, n)
+			}
+		}
+	}
+	return out, nil
+}

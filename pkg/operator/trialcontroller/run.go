@@ -1,0 +1,227 @@
+package trialcontroller
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/klog/v2"
+	"k8s.io/utils/ptr"
+
+	secondaryschedulerv1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1"
+	secondaryschedulerapply "github.com/openshift/secondary-scheduler-operator/pkg/generated/applyconfiguration/operator/v1"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/message"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
+	"github.com/openshift/secondary-scheduler-operator/pkg/trial"
+)
+
+// execute runs one trial of req and reports it, unless it was cancelled:
+// then a newer request has taken over, and its own trial reports.
+func (c *controller) execute(ctx context.Context, ss *secondaryschedulerv1.SecondaryScheduler, req *secondaryschedulerv1.TrialRequest) {
+	result := secondaryschedulerv1.TrialResult{Key: req.Key, ConfigHash: req.Candidate.ConfigHash, Image: req.Candidate.Image,
+		Verdict: secondaryschedulerv1.TrialRunning, StartedAt: metav1.NewTime(c.clock.Now())}
+	if err := c.writeStatus(ctx, result); err != nil {
+		klog.ErrorS(err, "Recording the start of a trial", "key", req.Key)
+	}
+	policy := secondaryschedulerv1.TrialPolicy{}
+	if ss.Spec.Rollout != nil && ss.Spec.Rollout.Trial != nil {
+		policy = *ss.Spec.Rollout.Trial.DeepCopy()
+	}
+	timeout := time.Duration(ptr.Deref(policy.TimeoutSeconds, 300)) * time.Second
+	runCtx, cancel := context.WithTimeout(ctx, timeout)
+	report, err := c.runTrial(runCtx, ss, req, policy)
+	cancel()
+	if ctx.Err() != nil {
+		return
+	}
+	if errors.Is(err, context.DeadlineExceeded) || (err != nil && runCtx.Err() != nil) {
+		err = fmt.Errorf("no verdict within spec.rollout.trial.timeoutSeconds (%s): %w", timeout, err)
+	}
+	finished := metav1.NewTime(c.clock.Now())
+	result.FinishedAt = &finished
+	judge(&result, req.Gate, report, err)
+	if err != nil {
+		result.Message = message.Bounded(fmt.Sprintf("%s\nIt is tried again at %s, or at once when an input changes.",
+			result.Message, finished.Add(RetryFailedTrialAfter).UTC().Format("15:04:05Z")), maxMessage)
+	}
+	if report != nil {
+		if werr := c.writeReport(ctx, ss, req, report); werr != nil {
+			klog.ErrorS(werr, "Writing the trial report", "configMap", ReportName)
+			result.Message = message.Bounded(result.Message+"\nThe full report was not kept: "+werr.Error(), maxMessage)
+		} else {
+			result.Report = ReportName
+		}
+	}
+	if err := c.writeStatus(ctx, result); err != nil {
+		klog.ErrorS(err, "Recording a trial's verdict", "verdict", result.Verdict)
+		return
+	}
+	if result.Verdict == secondaryschedulerv1.TrialAllowed {
+		c.recorderOn(ss).Eventf("TrialAllowed", "The trial of configuration %s with image %s allowed it: %s",
+			short(result.ConfigHash), result.Image, result.Message)
+	}
+}
+
+// runTrial reads both arms' configurations and runs the trial.
+func (c *controller) runTrial(ctx context.Context, ss *secondaryschedulerv1.SecondaryScheduler, req *secondaryschedulerv1.TrialRequest,
+	policy secondaryschedulerv1.TrialPolicy) (*trial.Report, error) {
+	current, err := c.armOf("current", req.Current)
+	if err != nil {
+		return nil, err
+	}
+	candidate, err := c.armOf("candidate", req.Candidate)
+	if err != nil {
+		return nil, err
+	}
+	owner := metav1.OwnerReference{APIVersion: secondaryschedulerv1.SchemeGroupVersion.String(), Kind: "SecondaryScheduler",
+		Name: ss.Name, UID: ss.UID, Controller: ptr.To(true)}
+	return c.run(ctx, Run{Current: current, Candidate: candidate, Gate: gateOf(req.Gate), Policy: policy, Owner: owner})
+}
+
+// armOf is arm as a trial runs it, with the configuration its ConfigMap holds.
+func (c *controller) armOf(name string, arm secondaryschedulerv1.TrialArm) (trial.Arm, error) {
+	cmName := names.ConfigMapNameFor(arm.ConfigHash)
+	cm, err := c.configMaps.Get(cmName)
+	if err != nil || cm.Data[names.ConfigKey] == "" {
+		return trial.Arm{}, fmt.Errorf("ConfigMap %s/%s of the %s configuration is not there (%v), so there is nothing to try",
+			names.OperandNamespace, cmName, name, err)
+	}
+	return trial.Arm{Name: name, Image: arm.Image, Command: arm.Command, Args: arm.Args, Config: []byte(cm.Data[names.ConfigKey])}, nil
+}
+
+// gateOf is the gate a request names, as package trial judges by it.
+func gateOf(g secondaryschedulerv1.TrialGate) trial.Gate {
+	out := trial.Gate{MaxNewlyUnschedulable: int(g.MaxNewlyUnschedulable)}
+	if g.MaxMovedPercent != nil {
+		moved := float64(*g.MaxMovedPercent)
+		out.MaxMovedPercent = &moved
+	}
+	return out
+}
+
+// judge fills in the verdict, its message and counts.
+func judge(result *secondaryschedulerv1.TrialResult, gate secondaryschedulerv1.TrialGate, report *trial.Report, err error) {
+	if err != nil {
+		result.Verdict = secondaryschedulerv1.TrialFailed
+		result.Message = message.Bounded(err.Error(), maxMessage)
+		return
+	}
+	msg := report.Verdict.Message
+	for _, reason := range report.Verdict.Reasons {
+		msg += "\n" + reason
+	}
+	n := report.Counts
+	result.Counts = &secondaryschedulerv1.TrialCounts{Units: int32(n.Units), Same: int32(n.Same), Moved: int32(n.Moved),
+		NewlyUnschedulable: int32(n.NewlyUnschedulable), NewlySchedulable: int32(n.NewlySchedulable), StillUnschedulable: int32(n.StillUnschedulable)}
+	result.Gate = gate.DeepCopy()
+	result.Verdict, result.Message = secondaryschedulerv1.TrialBlocked, message.Bounded(msg, maxMessage)
+	if report.Verdict.Allowed {
+		result.Verdict = secondaryschedulerv1.TrialAllowed
+	}
+}
+
+// rejudge judges the counts of last again by gate: its first line, the
+// verdict, is replaced; the reasons after it stay.
+func rejudge(last *secondaryschedulerv1.TrialResult, gate secondaryschedulerv1.TrialGate) secondaryschedulerv1.TrialResult {
+	out := *last.DeepCopy()
+	n := last.Counts
+	v := gateOf(gate).Check(trial.Comparison{Counts: trial.Counts{Units: int(n.Units), Same: int(n.Same), Moved: int(n.Moved),
+		NewlyUnschedulable: int(n.NewlyUnschedulable), NewlySchedulable: int(n.NewlySchedulable), StillUnschedulable: int(n.StillUnschedulable)}})
+	msg := v.Message
+	if _, reasons, ok := strings.Cut(last.Message, "\n"); ok {
+		msg += "\n" + reasons
+	}
+	out.Message, out.Gate, out.Verdict = message.Bounded(msg, maxMessage), gate.DeepCopy(), secondaryschedulerv1.TrialBlocked
+	if v.Allowed {
+		out.Verdict = secondaryschedulerv1.TrialAllowed
+	}
+	return out
+}
+
+// maxMessage keeps status.lastTrial.message within its schema bound.
+const maxMessage = 4000
+
+func short(hash string) string {
+	if len(hash) > 12 {
+		return hash[:12]
+	}
+	return hash
+}
+
+func (c *controller) writeStatus(ctx context.Context, result secondaryschedulerv1.TrialResult) error {
+	t := secondaryschedulerapply.TrialResult().WithKey(result.Key).WithConfigHash(result.ConfigHash).WithImage(result.Image).
+		WithVerdict(result.Verdict).WithStartedAt(result.StartedAt)
+	if g := result.Gate; g != nil {
+		ga := secondaryschedulerapply.TrialGate().WithMaxNewlyUnschedulable(g.MaxNewlyUnschedulable)
+		if g.MaxMovedPercent != nil {
+			ga.WithMaxMovedPercent(*g.MaxMovedPercent)
+		}
+		t.WithGate(ga)
+	}
+	if result.Message != "" {
+		t.WithMessage(result.Message)
+	}
+	if result.FinishedAt != nil {
+		t.WithFinishedAt(*result.FinishedAt)
+	}
+	if result.Report != "" {
+		t.WithReport(result.Report)
+	}
+	if n := result.Counts; n != nil {
+		t.WithCounts(secondaryschedulerapply.TrialCounts().WithUnits(n.Units).WithSame(n.Same).WithMoved(n.Moved).
+			WithNewlyUnschedulable(n.NewlyUnschedulable).WithNewlySchedulable(n.NewlySchedulable).WithStillUnschedulable(n.StillUnschedulable))
+	}
+	_, err := c.operatorClient.ApplyStatus(ctx, FieldManager, secondaryschedulerapply.SecondarySchedulerStatus().WithLastTrial(t))
+	return err
+}
+
+// maxReport keeps the report ConfigMap well under the API server's object
+// limit: the text lists only the units that changed, the JSON every pod.
+const maxReport = 400 << 10
+
+// writeReport replaces the report ConfigMap with this trial's.
+func (c *controller) writeReport(ctx context.Context, ss *secondaryschedulerv1.SecondaryScheduler, req *secondaryschedulerv1.TrialRequest, report *trial.Report) error {
+	var text, js bytes.Buffer
+	if err := report.WriteText(&text); err != nil {
+		return err
+	}
+	data := map[string]string{"report.txt": message.Bounded(text.String(), maxReport)}
+	if err := report.WriteJSON(&js); err == nil && js.Len() <= maxReport {
+		data["report.json"] = js.String()
+	}
+	cm := &corev1.ConfigMap{
+		ObjectMeta: metav1.ObjectMeta{Name: ReportName, Namespace: names.OperandNamespace,
+			Labels:      map[string]string{names.ManagedByLabel: names.ManagedByValue},
+			Annotations: map[string]string{names.ConfigHashAnnotation: req.Candidate.ConfigHash},
+			OwnerReferences: []metav1.OwnerReference{{APIVersion: secondaryschedulerv1.SchemeGroupVersion.String(), Kind: "SecondaryScheduler",
+				Name: ss.Name, UID: ss.UID, Controller: ptr.To(true)}}},
+		Data: data,
+	}
+	client := c.kube.CoreV1().ConfigMaps(names.OperandNamespace)
+	existing, err := client.Get(ctx, ReportName, metav1.GetOptions{})
+	switch {
+	case apierrors.IsNotFound(err):
+		_, err = client.Create(ctx, cm, metav1.CreateOptions{})
+		return err
+	case err != nil:
+		return err
+	case !controlledBy(existing, ss.UID):
+		// Someone else's ConfigMap of that name is left alone.
+		return fmt.Errorf("ConfigMap %s/%s exists and is not the operator's; delete or rename it to get the report", names.OperandNamespace, ReportName)
+	}
+	cm.ResourceVersion = existing.ResourceVersion
+	_, err = client.Update(ctx, cm, metav1.UpdateOptions{})
+	return err
+}
+
+func controlledBy(o metav1.Object, uid types.UID) bool {
+	ref := metav1.GetControllerOfNoCopy(o)
+	return ref != nil && ref.UID == uid
+}

@@ -1,0 +1,71 @@
+package trial
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Gate is what a trial may change before it blocks a rollout.
+type Gate struct {
+	// MaxNewlyUnschedulable is how many units the candidate may leave
+	// unschedulable that the current scheduler places (a gang is one).
+	MaxNewlyUnschedulable int `json:"maxNewlyUnschedulable"`
+	// MaxMovedPercent, when set, bounds the share of units placed by both
+	// arms that the candidate puts elsewhere.
+	MaxMovedPercent *float64 `json:"maxMovedPercent,omitempty"`
+}
+
+// Verdict is a gate's decision.
+type Verdict struct {
+	Allowed bool   `json:"allowed"`
+	Message string `json:"message"`
+	// Reasons are the first distinct reasons of newly unschedulable units.
+	Reasons []string `json:"reasons,omitempty"`
+}
+
+// maxReasons is how many reasons a verdict quotes.
+const maxReasons = 3
+
+// Exceeded names each bound the counts go past, in the words a condition
+// shows ("2 newly unschedulable (at most 0 allowed)"); none when the change
+// may roll out. This is the one place counts are judged.
+func (g Gate) Exceeded(n Counts) []string {
+	var out []string
+	if n.NewlyUnschedulable > g.MaxNewlyUnschedulable {
+		out = append(out, fmt.Sprintf("%d newly unschedulable (at most %d allowed)", n.NewlyUnschedulable, g.MaxNewlyUnschedulable))
+	}
+	if p := n.MovedPercent(); g.MaxMovedPercent != nil && p > *g.MaxMovedPercent {
+		out = append(out, fmt.Sprintf("%.1f%% moved (at most %g%% allowed)", p, *g.MaxMovedPercent))
+	}
+	return out
+}
+
+// Check judges a comparison: its counts by Exceeded, with the first reasons
+// of the units it leaves unschedulable.
+func (g Gate) Check(c Comparison) Verdict {
+	n := c.Counts
+	blocked := g.Exceeded(n)
+	v := Verdict{Allowed: len(blocked) == 0}
+	seen := map[string]bool{}
+	for _, u := range c.Units {
+		if u.Change != NewlyUnschedulable || len(v.Reasons) == maxReasons {
+			continue
+		}
+		r := u.Reason
+		if u.Plugins != "" {
+			r = u.Plugins + ": " + r
+		}
+		if !seen[r] {
+			seen[r] = true
+			v.Reasons = append(v.Reasons, r)
+		}
+	}
+	summary := fmt.Sprintf("%d units: %d same, %d moved, %d newly unschedulable, %d newly schedulable, %d unschedulable in both",
+		n.Units, n.Same, n.Moved, n.NewlyUnschedulable, n.NewlySchedulable, n.StillUnschedulable)
+	if v.Allowed {
+		v.Message = "allowed: " + summary
+	} else {
+		v.Message = "blocked: " + strings.Join(blocked, ", ") + "; " + summary
+	}
+	return v
+}

@@ -23,6 +23,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	corev1listers "k8s.io/client-go/listers/core/v1"
 	"k8s.io/utils/clock"
+	"k8s.io/utils/ptr"
 
 	secondaryschedulerv1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/metrics"
@@ -194,13 +195,11 @@ func decideAnswered(last *secondaryschedulerv1.TrialResult, req *secondaryschedu
 		return runAgain
 	}
 	if last.Gate == nil || last.Gate.MaxNewlyUnschedulable != req.Gate.MaxNewlyUnschedulable ||
-		!equalPtr(last.Gate.MaxMovedPercent, req.Gate.MaxMovedPercent) {
+		!ptr.Equal(last.Gate.MaxMovedPercent, req.Gate.MaxMovedPercent) {
 		return judgeAgain
 	}
 	return answered
 }
-
-func equalPtr(a, b *int32) bool { return (a == nil) == (b == nil) && (a == nil || *a == *b) }
 
 // running is the trial this process runs, nil when none does.
 func (c *controller) running() *active {

@@ -1,5 +1,5 @@
 // Package cmd is secondary-scheduler-operator: the operator command, and
-// the administrator's commands of package ctl.
+// the administrator's commands of package ctl that need no trial runtime.
 package cmd
 
 import (

@@ -4,7 +4,6 @@ package operator
 import (
 	"context"
 	"fmt"
-	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
 	"time"
 
 	configv1 "github.com/openshift/api/config/v1"
@@ -33,6 +32,7 @@ import (
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/configobservation/configobservercontroller"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/kubecache"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/metrics"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/operandstatuscontroller"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/operatorclient"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/report"

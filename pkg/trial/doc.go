@@ -1,7 +1,7 @@
 // Package trial tries a scheduler configuration before it is rolled out: it
 // copies what scheduling reads from a live cluster (Take, read-only there and
-// trimmed to scheduling-relevant fields), starts a sandbox (etcd and
-// kube-apiserver) per arm with the arm's scheduler against it, seeds it with
+// trimmed to scheduling-relevant fields), has its Runtime start a sandbox
+// (etcd and kube-apiserver) per arm with the arm's scheduler, seeds it with
 // the snapshot, releases the replayed pods, waits until every one is bound or
 // reported unschedulable, compares the placements (Compare) and judges the
 // counts by a Gate.

@@ -3,7 +3,6 @@ package e2e
 import (
 	"context"
 	"fmt"
-	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
 	"os"
 	"slices"
 	"strconv"
@@ -14,6 +13,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
+
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
 )
 
 // firstRolloutWindow is how long after its creation a new SecondaryScheduler's

@@ -50,7 +50,7 @@ func TestOperatorRBACBounds(t *testing.T) {
 		// Namespaced writes only in the operand namespace.
 		{verb: "create", group: "apps", resource: "deployments", namespace: "default"},
 		{verb: "update", group: "apps", resource: "deployments", namespace: system, name: "secondary-scheduler"},
-		// The Deployment is written as a patch (targetconfigcontroller.applyDeployment), never updated.
+		// The Deployment is written as a patch (deploymentapply.Apply), never updated.
 		{verb: "update", group: "apps", resource: "deployments", namespace: operand, name: "secondary-scheduler"},
 		{verb: "create", resource: "configmaps", namespace: system},
 		{verb: "delete", resource: "configmaps", namespace: "team-a", name: "user-config"},

@@ -1,7 +1,8 @@
 // Package ctl holds the administrator's commands: render, diff, trial and
-// version. The operator binary serves them too; secondary-scheduler-ctl is
-// them alone, without the controllers (a third fewer packages to
-// initialise, so it starts in about two thirds of the time).
+// version. The operator binary serves render, diff and version too;
+// secondary-scheduler-ctl serves them all, without the controllers, and
+// trial with a runtime of its own (package trial/local), which the operator
+// binary does not link.
 package ctl
 
 import (

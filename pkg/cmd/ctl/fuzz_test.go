@@ -3,7 +3,6 @@ package ctl
 import (
 	"bytes"
 	"encoding/json"
-	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
 	"os"
 	"runtime"
 	"strings"
@@ -14,6 +13,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render/schedulerconfig"
 )
 

@@ -3,7 +3,6 @@ package admissionguardcontroller
 import (
 	"context"
 	"fmt"
-	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
 	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -13,6 +12,7 @@ import (
 
 	simv1alpha1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/simulation/v1alpha1"
 	"github.com/openshift/secondary-scheduler-operator/pkg/generated/clientset/versioned"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
 )
 
 // The probe: a Simulator with another image, created with dryRun=All as an

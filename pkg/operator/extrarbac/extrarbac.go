@@ -7,7 +7,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
 	"strings"
 
 	"github.com/openshift/library-go/pkg/operator/events"
@@ -20,6 +19,7 @@ import (
 	rbacv1listers "k8s.io/client-go/listers/rbac/v1"
 
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/cached"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render"
 )
 

@@ -2,13 +2,14 @@ package kubecache
 
 import (
 	"context"
-	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
 	"testing"
 
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes/fake"
+
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
 )
 
 // A cluster-scoped object whose managed-by label was removed by hand is not in

@@ -4,11 +4,11 @@
 package kubecache
 
 import (
-	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
 	"reflect"
 	"time"
 
 	"github.com/openshift/library-go/pkg/operator/v1helpers"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/trim"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"

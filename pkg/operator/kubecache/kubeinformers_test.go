@@ -2,7 +2,6 @@ package kubecache
 
 import (
 	"context"
-	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
 	"sync"
 	"testing"
 
@@ -13,6 +12,8 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes/fake"
 	clienttesting "k8s.io/client-go/testing"
+
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
 )
 
 // The static resources controller takes the informer of the operand Namespace

@@ -2,13 +2,14 @@ package operandstatuscontroller
 
 import (
 	"fmt"
-	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
 	"sort"
 	"strings"
 
 	operatorv1 "github.com/openshift/api/operator/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
 )
 
 // ConditionStaleConfig is True while scheduler pods run a configuration other

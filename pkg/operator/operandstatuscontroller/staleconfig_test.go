@@ -1,7 +1,6 @@
 package operandstatuscontroller
 
 import (
-	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
 	"strings"
 	"testing"
 
@@ -9,6 +8,8 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
 )
 
 func TestStaleConfig(t *testing.T) {

@@ -1,11 +1,11 @@
 // Package operatorclient gives every controller its view of the
 // SecondaryScheduler singleton (Client: one typed informer, status written by
-// server-side apply), and holds the operator's fixed names.
+// server-side apply), what `oc adm inspect` collects, and the roll-up
+// conditions it hides from library-go's ClusterOperator status.
 package operatorclient
 
 import (
 	"context"
-	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
 
 	configv1 "github.com/openshift/api/config/v1"
 	operatorv1 "github.com/openshift/api/operator/v1"
@@ -14,6 +14,7 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 
 	secondaryschedulerv1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render"
 )
 

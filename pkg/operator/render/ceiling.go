@@ -2,13 +2,13 @@ package render
 
 import (
 	"fmt"
-	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
 	"strings"
 
 	rbacv1 "k8s.io/api/rbac/v1"
 	rbacvalidation "k8s.io/component-helpers/auth/rbac/validation"
 
 	secondaryschedulerv1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
 )
 
 // Ceiling is what spec.rbac is held to.

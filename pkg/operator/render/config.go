@@ -2,13 +2,13 @@ package render
 
 import (
 	"fmt"
-	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
 	"sort"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 
 	secondaryschedulerv1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render/problem"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render/schedulerconfig"
 )

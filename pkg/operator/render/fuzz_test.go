@@ -2,9 +2,10 @@ package render
 
 import (
 	"bytes"
-	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
 	"path/filepath"
 	"testing"
+
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
 )
 
 // FuzzMerge feeds arbitrary user ConfigMap and unsupportedConfigOverrides layers

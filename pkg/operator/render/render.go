@@ -2,7 +2,6 @@ package render
 
 import (
 	"fmt"
-	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -11,6 +10,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	secondaryschedulerv1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render/problem"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render/schedulerconfig"
 )

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"flag"
-	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
 	"io"
 	"os"
 	"path/filepath"
@@ -25,6 +24,7 @@ import (
 
 	"github.com/openshift/secondary-scheduler-operator/bindata"
 	secondaryschedulerv1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
 )
 
 // UPDATE_GOLDEN=1 go test ./pkg/operator/render/... rewrites testdata/golden.

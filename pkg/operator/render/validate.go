@@ -1,7 +1,6 @@
 package render
 
 import (
-	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
 	"path"
 	"strings"
 
@@ -10,6 +9,7 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 
 	secondaryschedulerv1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render/problem"
 )
 

@@ -2,7 +2,6 @@ package render
 
 import (
 	"fmt"
-	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
 	"strings"
 	"testing"
 
@@ -13,6 +12,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	secondaryschedulerv1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
 )
 
 const cmSource = "ConfigMap openshift-secondary-scheduler/my-config config.yaml: "

@@ -1,13 +1,14 @@
 // Package rollout decides, without side effects, what the scheduler's
 // Deployment should run: the desired template, a rollback to the last
-// configuration that ran, or nothing new until the inputs change. It reads the
-// rendered objects, the live Deployment with its pods, and the rollout record
-// kept in the SecondaryScheduler's status.
+// configuration that ran, nothing new until the inputs change, or, under
+// spec.rollout.strategy Trial, the running one while a trial of the change is
+// requested (status.trialRequest) and until its verdict allows it. It reads
+// the rendered objects, the live Deployment with its pods, and the rollout
+// record and trial verdict kept in the SecondaryScheduler's status.
 package rollout
 
 import (
 	"fmt"
-	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
 	"sort"
 	"strings"
 
@@ -16,6 +17,7 @@ import (
 
 	secondaryschedulerv1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/message"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
 )
 
 // MaxFailureMessage bounds what a pod's termination message adds to status.

@@ -1,12 +1,12 @@
 package rollout
 
 import (
-	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
 	"sort"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render"
 )
 

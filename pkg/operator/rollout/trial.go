@@ -11,6 +11,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	secondaryschedulerv1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1"
+	secondaryschedulerapply "github.com/openshift/secondary-scheduler-operator/pkg/generated/applyconfiguration/operator/v1"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render"
 )
@@ -122,4 +123,26 @@ func sameScheduler(a, b secondaryschedulerv1.TrialArm) bool {
 
 func sameGate(a, b secondaryschedulerv1.TrialGate) bool {
 	return a.MaxNewlyUnschedulable == b.MaxNewlyUnschedulable && ptr.Equal(a.MaxMovedPercent, b.MaxMovedPercent)
+}
+
+// ApplyTrialRequest sets r on status; nil sets nothing, which an apply reads
+// as removing it.
+func ApplyTrialRequest(status *secondaryschedulerapply.SecondarySchedulerStatusApplyConfiguration, r *secondaryschedulerv1.TrialRequest) {
+	if r == nil {
+		return
+	}
+	arm := func(a secondaryschedulerv1.TrialArm) *secondaryschedulerapply.TrialArmApplyConfiguration {
+		return secondaryschedulerapply.TrialArm().WithConfigHash(a.ConfigHash).WithImage(a.Image).WithCommand(a.Command...).WithArgs(a.Args...)
+	}
+	status.WithTrialRequest(secondaryschedulerapply.TrialRequest().WithKey(r.Key).WithCurrent(arm(r.Current)).
+		WithCandidate(arm(r.Candidate)).WithGate(TrialGateApply(r.Gate)))
+}
+
+// TrialGateApply is g as an apply configuration.
+func TrialGateApply(g secondaryschedulerv1.TrialGate) *secondaryschedulerapply.TrialGateApplyConfiguration {
+	out := secondaryschedulerapply.TrialGate().WithMaxNewlyUnschedulable(g.MaxNewlyUnschedulable)
+	if g.MaxMovedPercent != nil {
+		out.WithMaxMovedPercent(*g.MaxMovedPercent)
+	}
+	return out
 }

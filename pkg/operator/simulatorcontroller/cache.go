@@ -1,12 +1,12 @@
 package simulatorcontroller
 
 import (
-	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/informers"
 
 	simv1alpha1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/simulation/v1alpha1"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/simulatorrender"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/trim"
 )

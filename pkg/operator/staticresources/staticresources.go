@@ -7,7 +7,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
 	"slices"
 	"strings"
 
@@ -22,6 +21,7 @@ import (
 
 	"github.com/openshift/secondary-scheduler-operator/bindata"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/cached"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render"
 )
 

@@ -2,28 +2,21 @@ package targetconfigcontroller
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
 
-	operatorv1 "github.com/openshift/api/operator/v1"
 	"github.com/openshift/library-go/pkg/operator/events"
 	"github.com/openshift/library-go/pkg/operator/resource/resourceapply"
-	"github.com/openshift/library-go/pkg/operator/resource/resourcehelper"
-	"github.com/openshift/library-go/pkg/operator/resource/resourcemerge"
-	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/apimachinery/pkg/util/strategicpatch"
-	"k8s.io/klog/v2"
 
 	secondaryschedulerv1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/cached"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/deploymentapply"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/extrarbac"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/rollout"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/staticresources"
@@ -51,7 +44,7 @@ func (c *targetConfigController) apply(ctx context.Context, recorder events.Reco
 	step(ctx, "Pod Security labels ensured")
 	deployment, err := in.Live, error(nil)
 	if decision.Deployment != nil { // nil while a trial holds the change: the live one stays
-		deployment, err = c.applyDeployment(ctx, recorder, decision.Deployment, own)
+		deployment, err = deploymentapply.Apply(ctx, c.kubeClient.AppsV1(), recorder, decision.Deployment, own.deployment)
 	}
 	if err != nil {
 		if msg, ok := render.RefusedSpecFields(ss, objs, err); ok {
@@ -104,70 +97,6 @@ func (c *targetConfigController) applyConfigMap(ctx context.Context, recorder ev
 		cm.Namespace, cm.Name, problem)
 	recorder.Warningf("ConfigMapReplaced", "Replaced ConfigMap %s/%s: %s", cm.Namespace, cm.Name, problem)
 	return nil
-}
-
-// applyDeployment applies d as resourceapply.ApplyDeployment decides: a write
-// only when the spec hash annotation or the generation says the Deployment
-// differs. The write is a strategic merge patch of what changed on the cached
-// object, not an update: an update carries the cached resourceVersion, which
-// the deployment controller's writes all through a rollout (status, the
-// revision annotation) make stale, and each conflict cost the change two more
-// requests. A patch keeps what others wrote meanwhile.
-func (c *targetConfigController) applyDeployment(ctx context.Context, recorder events.Recorder, d *appsv1.Deployment, own *ownStatus) (*appsv1.Deployment, error) {
-	// The generation this controller last recorded, not the cache's: right
-	// after a write the cache may still hold the one before, and an
-	// unexpected generation forces a write of the Deployment.
-	var generations []operatorv1.GenerationStatus
-	if own.deployment != nil {
-		generations = append(generations, *own.deployment)
-	}
-	expected := resourcemerge.ExpectedDeploymentGeneration(d, generations)
-	required := d.DeepCopy()
-	if err := resourceapply.SetSpecHashAnnotation(&required.ObjectMeta, required.Spec); err != nil {
-		return nil, err
-	}
-	client := c.kubeClient.AppsV1().Deployments(required.Namespace)
-	existing, err := client.Get(ctx, required.Name, metav1.GetOptions{})
-	if apierrors.IsNotFound(err) {
-		created, err := client.Create(ctx, required, metav1.CreateOptions{})
-		resourcehelper.ReportCreateEvent(recorder, required, err)
-		return created, err
-	}
-	if err != nil {
-		return nil, err
-	}
-	modified := false
-	toWrite := existing.DeepCopy()
-	resourcemerge.EnsureObjectMeta(&modified, &toWrite.ObjectMeta, required.ObjectMeta)
-	if !modified && toWrite.Generation == expected {
-		return toWrite, nil
-	}
-	toWrite.Spec = required.Spec // required is this call's own copy
-	patch, err := deploymentPatch(existing, toWrite)
-	if err != nil {
-		return nil, err
-	}
-	klog.V(2).InfoS("Patching Deployment", "deployment", klog.KObj(required), "patch", string(patch))
-	applied, err := client.Patch(ctx, required.Name, types.StrategicMergePatchType, patch, metav1.PatchOptions{})
-	resourcehelper.ReportUpdateEvent(recorder, required, err)
-	return applied, err
-}
-
-// deploymentPatch is the strategic merge patch from existing to desired,
-// naming existing's UID, which the API server refuses to change: a patch
-// meant for one Deployment never lands on another made under its name since.
-func deploymentPatch(existing, desired *appsv1.Deployment) ([]byte, error) {
-	withoutUID := existing.DeepCopy()
-	withoutUID.UID = "" // so that the patch names it
-	from, err := json.Marshal(withoutUID)
-	if err != nil {
-		return nil, err
-	}
-	to, err := json.Marshal(desired)
-	if err != nil {
-		return nil, err
-	}
-	return strategicpatch.CreateTwoWayMergePatch(from, to, appsv1.Deployment{})
 }
 
 // pruneConfigMaps deletes the config ConfigMaps the operator made that are

@@ -3,12 +3,13 @@
 // render.Render and rollout.Decide, and apply (apply.go), reporting in one
 // place (status.go). Bad input never reaches a running scheduler: it is
 // reported in TargetConfigControllerDegraded and the last good objects stay.
+// A change held for a trial is written as status.trialRequest; the trial
+// controller answers in status.lastTrial, which the next sync reads.
 package targetconfigcontroller
 
 import (
 	"context"
 	"errors"
-	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
 	"time"
 
 	operatorv1 "github.com/openshift/api/operator/v1"
@@ -29,6 +30,7 @@ import (
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/extrarbac"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/gather"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/metrics"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/operatorclient"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/report"

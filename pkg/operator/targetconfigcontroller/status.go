@@ -3,7 +3,6 @@ package targetconfigcontroller
 import (
 	"context"
 	"errors"
-	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
 	"slices"
 	"strings"
 
@@ -20,6 +19,7 @@ import (
 	secondaryschedulerv1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1"
 	secondaryschedulerapply "github.com/openshift/secondary-scheduler-operator/pkg/generated/applyconfiguration/operator/v1"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/message"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/report"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/rollout"
@@ -126,10 +126,7 @@ func (o *ownStatus) applyConfiguration() *secondaryschedulerapply.SecondarySched
 		status.WithConfigHash(o.configHash)
 	}
 	o.record.ApplyTo(status)
-	if r := o.trialRequest; r != nil {
-		status.WithTrialRequest(secondaryschedulerapply.TrialRequest().WithKey(r.Key).WithCurrent(trialArm(r.Current)).
-			WithCandidate(trialArm(r.Candidate)).WithGate(trialGate(r.Gate)))
-	}
+	rollout.ApplyTrialRequest(status, o.trialRequest)
 	return status
 }
 
@@ -216,15 +213,3 @@ func (c *targetConfigController) setCondition(ctx context.Context, ss *secondary
 const maxConditionMessage = 8192
 
 func boundMessage(msg string) string { return message.Bounded(msg, maxConditionMessage) }
-
-func trialArm(a secondaryschedulerv1.TrialArm) *secondaryschedulerapply.TrialArmApplyConfiguration {
-	return secondaryschedulerapply.TrialArm().WithConfigHash(a.ConfigHash).WithImage(a.Image).WithCommand(a.Command...).WithArgs(a.Args...)
-}
-
-func trialGate(g secondaryschedulerv1.TrialGate) *secondaryschedulerapply.TrialGateApplyConfiguration {
-	out := secondaryschedulerapply.TrialGate().WithMaxNewlyUnschedulable(g.MaxNewlyUnschedulable)
-	if g.MaxMovedPercent != nil {
-		out.WithMaxMovedPercent(*g.MaxMovedPercent)
-	}
-	return out
-}

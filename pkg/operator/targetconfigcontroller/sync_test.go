@@ -4,7 +4,6 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
 	"os"
 	"slices"
 	"strings"
@@ -35,6 +34,7 @@ import (
 	secondaryschedulerv1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1"
 	secondaryschedulerapply "github.com/openshift/secondary-scheduler-operator/pkg/generated/applyconfiguration/operator/v1"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/kubecache"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/operatorclient"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render"
 )
@@ -308,19 +308,6 @@ func TestSyncPatchesTheDeploymentKeepingOthersWrites(t *testing.T) {
 	}
 	if status, reason, _ := f.op.condition(t); status != operatorv1.ConditionFalse || reason != "AsExpected" {
 		t.Errorf("condition %s %s, want False AsExpected", status, reason)
-	}
-}
-
-func TestDeploymentPatchNamesTheUID(t *testing.T) {
-	existing := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: "d", UID: "uid-1", Annotations: map[string]string{"a": "1"}}}
-	desired := existing.DeepCopy()
-	desired.Spec.Replicas = ptr.To[int32](2)
-	patch, err := deploymentPatch(existing, desired)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want := `{"metadata":{"uid":"uid-1"},"spec":{"replicas":2}}`; string(patch) != want {
-		t.Errorf("patch %s, want %s", patch, want)
 	}
 }
 

@@ -16,7 +16,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes/fake"
+	clienttesting "k8s.io/client-go/testing"
 	clocktesting "k8s.io/utils/clock/testing"
 
 	secondaryschedulerv1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1"
@@ -82,6 +84,7 @@ func newFixture(t *testing.T, ss *secondaryschedulerv1.SecondaryScheduler, objec
 			Data: map[string]string{names.ConfigKey: "profiles:\n- schedulerName: s\n"}},
 	}
 	f := &fixture{op: &fakeOperator{ss: ss}, kube: fake.NewClientset(append(configs, objects...)...), runs: make(chan Run, 4), release: make(chan *trial.Report, 4)}
+	watching := watchesStarted(f.kube)
 	informers := kubecache.NewKubeInformers(f.kube)
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
@@ -99,7 +102,38 @@ func newFixture(t *testing.T, ss *secondaryschedulerv1.SecondaryScheduler, objec
 	})
 	informers.Start(ctx.Done())
 	informers.WaitForCacheSync(ctx.Done())
+	// The fake's watch does not replay what happened since the list: a
+	// deletion before the watch starts would never reach the caches.
+	for _, resource := range []string{"pods", "secrets", "networkpolicies"} {
+		waitFor(t, "the informer's watch of "+resource, func() bool { return watching(resource) })
+	}
 	return f
+}
+
+// watchesStarted reports, per resource, whether a watch of it has started
+// on client.
+func watchesStarted(client *fake.Clientset) func(resource string) bool {
+	var mu sync.Mutex
+	started := map[string]bool{}
+	client.PrependWatchReactor("*", func(action clienttesting.Action) (bool, watch.Interface, error) {
+		var opts metav1.ListOptions
+		if w, ok := action.(clienttesting.WatchActionImpl); ok {
+			opts = w.ListOptions
+		}
+		w, err := client.Tracker().Watch(action.GetResource(), action.GetNamespace(), opts)
+		if err != nil {
+			return false, nil, err
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		started[action.GetResource().Resource] = true
+		return true, w, nil
+	})
+	return func(resource string) bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return started[resource]
+	}
 }
 
 func (f *fixture) sync(t *testing.T) {

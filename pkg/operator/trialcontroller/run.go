@@ -19,6 +19,7 @@ import (
 	secondaryschedulerapply "github.com/openshift/secondary-scheduler-operator/pkg/generated/applyconfiguration/operator/v1"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/message"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/rollout"
 	"github.com/openshift/secondary-scheduler-operator/pkg/trial"
 )
 
@@ -65,7 +66,7 @@ func (c *controller) execute(ctx context.Context, ss *secondaryschedulerv1.Secon
 	}
 	if result.Verdict == secondaryschedulerv1.TrialAllowed {
 		c.recorderOn(ss).Eventf("TrialAllowed", "The trial of configuration %s with image %s allowed it: %s",
-			short(result.ConfigHash), result.Image, result.Message)
+			rollout.Short(result.ConfigHash), result.Image, result.Message)
 	}
 }
 
@@ -106,6 +107,18 @@ func gateOf(g secondaryschedulerv1.TrialGate) trial.Gate {
 	return out
 }
 
+// statusCounts and trialCounts convert between the counts of status and
+// those package trial judges.
+func statusCounts(n trial.Counts) *secondaryschedulerv1.TrialCounts {
+	return &secondaryschedulerv1.TrialCounts{Units: int32(n.Units), Same: int32(n.Same), Moved: int32(n.Moved),
+		NewlyUnschedulable: int32(n.NewlyUnschedulable), NewlySchedulable: int32(n.NewlySchedulable), StillUnschedulable: int32(n.StillUnschedulable)}
+}
+
+func trialCounts(n secondaryschedulerv1.TrialCounts) trial.Counts {
+	return trial.Counts{Units: int(n.Units), Same: int(n.Same), Moved: int(n.Moved),
+		NewlyUnschedulable: int(n.NewlyUnschedulable), NewlySchedulable: int(n.NewlySchedulable), StillUnschedulable: int(n.StillUnschedulable)}
+}
+
 // judge fills in the verdict, its message and counts.
 func judge(result *secondaryschedulerv1.TrialResult, gate secondaryschedulerv1.TrialGate, report *trial.Report, err error) {
 	if err != nil {
@@ -117,9 +130,7 @@ func judge(result *secondaryschedulerv1.TrialResult, gate secondaryschedulerv1.T
 	for _, reason := range report.Verdict.Reasons {
 		msg += "\n" + reason
 	}
-	n := report.Counts
-	result.Counts = &secondaryschedulerv1.TrialCounts{Units: int32(n.Units), Same: int32(n.Same), Moved: int32(n.Moved),
-		NewlyUnschedulable: int32(n.NewlyUnschedulable), NewlySchedulable: int32(n.NewlySchedulable), StillUnschedulable: int32(n.StillUnschedulable)}
+	result.Counts = statusCounts(report.Counts)
 	result.Gate = gate.DeepCopy()
 	result.Verdict, result.Message = secondaryschedulerv1.TrialBlocked, message.Bounded(msg, maxMessage)
 	if report.Verdict.Allowed {
@@ -131,9 +142,7 @@ func judge(result *secondaryschedulerv1.TrialResult, gate secondaryschedulerv1.T
 // verdict, is replaced; the reasons after it stay.
 func rejudge(last *secondaryschedulerv1.TrialResult, gate secondaryschedulerv1.TrialGate) secondaryschedulerv1.TrialResult {
 	out := *last.DeepCopy()
-	n := last.Counts
-	v := gateOf(gate).Check(trial.Comparison{Counts: trial.Counts{Units: int(n.Units), Same: int(n.Same), Moved: int(n.Moved),
-		NewlyUnschedulable: int(n.NewlyUnschedulable), NewlySchedulable: int(n.NewlySchedulable), StillUnschedulable: int(n.StillUnschedulable)}})
+	v := gateOf(gate).Check(trial.Comparison{Counts: trialCounts(*last.Counts)})
 	msg := v.Message
 	if _, reasons, ok := strings.Cut(last.Message, "\n"); ok {
 		msg += "\n" + reasons
@@ -148,22 +157,11 @@ func rejudge(last *secondaryschedulerv1.TrialResult, gate secondaryschedulerv1.T
 // maxMessage keeps status.lastTrial.message within its schema bound.
 const maxMessage = 4000
 
-func short(hash string) string {
-	if len(hash) > 12 {
-		return hash[:12]
-	}
-	return hash
-}
-
 func (c *controller) writeStatus(ctx context.Context, result secondaryschedulerv1.TrialResult) error {
 	t := secondaryschedulerapply.TrialResult().WithKey(result.Key).WithConfigHash(result.ConfigHash).WithImage(result.Image).
 		WithVerdict(result.Verdict).WithStartedAt(result.StartedAt)
 	if g := result.Gate; g != nil {
-		ga := secondaryschedulerapply.TrialGate().WithMaxNewlyUnschedulable(g.MaxNewlyUnschedulable)
-		if g.MaxMovedPercent != nil {
-			ga.WithMaxMovedPercent(*g.MaxMovedPercent)
-		}
-		t.WithGate(ga)
+		t.WithGate(rollout.TrialGateApply(*g))
 	}
 	if result.Message != "" {
 		t.WithMessage(result.Message)

@@ -3,7 +3,6 @@ package operandrunner
 import (
 	"context"
 	"errors"
-	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
 	"sort"
 	"sync"
 	"time"
@@ -21,6 +20,8 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/utils/ptr"
+
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
 )
 
 const (

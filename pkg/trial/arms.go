@@ -85,8 +85,8 @@ type armRun struct {
 
 // schedule watches sb's scheduler place the replayed pods (released by s)
 // until every one is bound or reported unschedulable and nothing changed for
-// one more look, or until timeout. Undecided pods are unschedulable for the
-// comparison, with a reason that says so.
+// one more look, or until timeout. Undecided pods are marked so, with a
+// reason that says which arm left them.
 func schedule(ctx context.Context, sb Sandbox, s *seeder, arm Arm, want int, timeout time.Duration) (*armRun, error) {
 	deadline := time.NewTimer(timeout)
 	defer deadline.Stop()
@@ -112,7 +112,7 @@ func schedule(ctx context.Context, sb Sandbox, s *seeder, arm Arm, want int, tim
 		case <-deadline.C:
 			for key, p := range outcome {
 				if p.Node == "" && p.Reason == "" {
-					p.Reason = fmt.Sprintf("no decision within %s", timeout)
+					p.Reason, p.Undecided = fmt.Sprintf("%s: no decision within %s", arm.Name, timeout), true
 					outcome[key] = p
 				}
 			}

@@ -20,6 +20,8 @@ type Placement struct {
 	Reason string `json:"reason,omitempty"`
 	// Plugins are the plugins Reason names or implies, comma-separated.
 	Plugins string `json:"plugins,omitempty"`
+	// Undecided: the arm neither bound it nor reported it unschedulable.
+	Undecided bool `json:"undecided,omitempty"`
 }
 
 // Outcome is an arm's placements by "namespace/name".
@@ -34,6 +36,9 @@ const (
 	NewlyUnschedulable Change = "newly-unschedulable"
 	NewlySchedulable   Change = "newly-schedulable"
 	StillUnschedulable Change = "unschedulable"
+	// Undecided units were left without a decision by an arm: they say
+	// nothing of the change, and any makes the trial inconclusive.
+	Undecided Change = "undecided"
 )
 
 // PodResult is one replayed pod in both arms.
@@ -65,6 +70,7 @@ type Counts struct {
 	NewlyUnschedulable int `json:"newlyUnschedulable"`
 	NewlySchedulable   int `json:"newlySchedulable"`
 	StillUnschedulable int `json:"unschedulable"`
+	Undecided          int `json:"undecided"`
 }
 
 // MovedPercent is the share of the units placed by both arms that moved.
@@ -93,7 +99,7 @@ type Comparison struct {
 
 // Compare sets the candidate's placements of the replay set against the
 // current scheduler's, per pod and per unit, and counts the pods per node.
-// A pod missing from an outcome counts as not bound there.
+// A pod missing from an outcome is undecided there.
 func Compare(replay []corev1.Pod, current, candidate Outcome) Comparison {
 	var c Comparison
 	units := map[string]*Unit{}
@@ -111,7 +117,7 @@ func Compare(replay []corev1.Pod, current, candidate Outcome) Comparison {
 	state := map[string]*unitState{}
 	for _, p := range replay {
 		key := p.Namespace + "/" + p.Name
-		r := PodResult{Pod: key, Current: current[key], Candidate: candidate[key]}
+		r := PodResult{Pod: key, Current: current.of(key), Candidate: candidate.of(key)}
 		name, gang := key, false
 		if g := p.Labels[PodGroupLabel]; g != "" {
 			r.Gang, name, gang = p.Namespace+"/"+g, p.Namespace+"/"+g, true
@@ -140,12 +146,27 @@ func Compare(replay []corev1.Pod, current, candidate Outcome) Comparison {
 	return c
 }
 
+// of is the placement of key; undecided when the arm never reported it.
+func (o Outcome) of(key string) Placement {
+	p, ok := o[key]
+	if !ok {
+		return Placement{Reason: "the arm never reported this pod", Undecided: true}
+	}
+	return p
+}
+
 type unitState struct {
 	currentBound, candidateBound, moved bool
+	undecided                           *Placement
 	currentReason, candidateReason      Placement
 }
 
 func (s *unitState) add(r PodResult) {
+	for _, p := range []Placement{r.Current, r.Candidate} {
+		if p.Undecided && s.undecided == nil {
+			s.undecided = &p
+		}
+	}
 	if r.Current.Node == "" {
 		s.currentBound = false
 		if s.currentReason.Reason == "" {
@@ -166,6 +187,8 @@ func (s *unitState) add(r PodResult) {
 // change: a unit is placed when all its pods are bound.
 func (s *unitState) change() (Change, string, string) {
 	switch {
+	case s.undecided != nil:
+		return Undecided, s.undecided.Reason, ""
 	case s.currentBound && s.candidateBound && s.moved:
 		return Moved, "", ""
 	case s.currentBound && s.candidateBound:
@@ -191,6 +214,8 @@ func (c *Counts) add(ch Change) {
 		c.NewlySchedulable++
 	case StillUnschedulable:
 		c.StillUnschedulable++
+	case Undecided:
+		c.Undecided++
 	}
 }
 

@@ -28,7 +28,7 @@ func TestCompare(t *testing.T) {
 		"ns/never": unschedulable("x"), "ns/g-0": {Node: "a"}, "ns/g-1": {Node: "a"}, "ns/g-2": {Node: "b"}, "ns/g-3": {Node: "b"}}
 	candidate := Outcome{"ns/same": {Node: "a"}, "ns/moved": {Node: "b"}, "ns/lost": unschedulable(affinityMessage), "ns/found": {Node: "c"},
 		"ns/never": unschedulable("x"), "ns/g-0": {Node: "a"}, "ns/g-1": {Node: "a"},
-		"ns/g-2": unschedulable("rejected due to timeout after waiting 10s at plugin Coscheduling")} // g-3 missing: not bound
+		"ns/g-2": unschedulable("rejected due to timeout after waiting 10s at plugin Coscheduling"), "ns/g-3": unschedulable("rejected due to timeout after waiting 10s at plugin Coscheduling")}
 	c := Compare(replay, current, candidate)
 	want := map[string]Change{"ns/same": Same, "ns/moved": Moved, "ns/lost": NewlyUnschedulable, "ns/found": NewlySchedulable,
 		"ns/never": StillUnschedulable, "ns/gang": NewlyUnschedulable}
@@ -53,6 +53,39 @@ func TestCompare(t *testing.T) {
 	}
 	if spread["a"] != (NodeSpread{"a", 4, 3}) || spread["b"] != (NodeSpread{"b", 3, 1}) || spread["c"] != (NodeSpread{"c", 0, 1}) {
 		t.Errorf("spread = %+v", c.Spread)
+	}
+}
+
+// A pod an arm left undecided, or never reported, makes its unit undecided
+// whatever the other arm did; undecided units are never counted as a change,
+// and within the gate they make the verdict inconclusive, not allowed.
+func TestCompareUndecided(t *testing.T) {
+	undecided := Placement{Reason: "current: no decision within 2m0s", Undecided: true}
+	replay := []corev1.Pod{replayPod("placed", ""), replayPod("slow-current", ""), replayPod("slow-candidate", ""),
+		replayPod("slow-both", ""), replayPod("missing", ""), replayPod("g-0", "gang"), replayPod("g-1", "gang")}
+	current := Outcome{"ns/placed": {Node: "a"}, "ns/slow-current": undecided, "ns/slow-candidate": {Node: "a"}, "ns/slow-both": undecided,
+		"ns/g-0": {Node: "a"}, "ns/g-1": {Node: "a"}} // ns/missing never reported
+	candidate := Outcome{"ns/placed": {Node: "a"}, "ns/slow-current": {Node: "a"}, "ns/slow-candidate": undecided, "ns/slow-both": undecided,
+		"ns/missing": {Node: "a"}, "ns/g-0": {Node: "a"}, "ns/g-1": undecided}
+	c := Compare(replay, current, candidate)
+	want := Counts{Units: 6, Same: 1, Undecided: 5}
+	if c.Counts != want {
+		t.Errorf("counts = %+v, want %+v (a partial gang is undecided as a whole)", c.Counts, want)
+	}
+	for _, u := range c.Units {
+		if u.Name == "ns/missing" && !strings.Contains(u.Reason, "never reported") {
+			t.Errorf("the unit missing from an outcome says %q, want why", u.Reason)
+		}
+	}
+	v := Gate{}.Check(c)
+	if v.Allowed || !v.Inconclusive || !strings.HasPrefix(v.Message, "inconclusive: 5 units undecided") || len(v.Reasons) == 0 {
+		t.Errorf("verdict = %+v, want inconclusive, not allowed, naming the undecided", v)
+	}
+	// A change beyond the gate is blocked, undecided units or not: what was decided is evidence enough.
+	blocking := Compare([]corev1.Pod{replayPod("lost", ""), replayPod("slow", "")}, Outcome{"ns/lost": {Node: "a"}, "ns/slow": undecided},
+		Outcome{"ns/lost": unschedulable(affinityMessage), "ns/slow": {Node: "a"}})
+	if v := (Gate{}).Check(blocking); v.Allowed || v.Inconclusive || !strings.HasPrefix(v.Message, "blocked: 1 newly unschedulable") {
+		t.Errorf("verdict = %+v, want blocked", v)
 	}
 }
 

@@ -17,9 +17,13 @@ type Gate struct {
 
 // Verdict is a gate's decision.
 type Verdict struct {
-	Allowed bool   `json:"allowed"`
-	Message string `json:"message"`
-	// Reasons are the first distinct reasons of newly unschedulable units.
+	Allowed bool `json:"allowed"`
+	// Inconclusive: within the gate, but an arm left units undecided, so
+	// the counts prove nothing. Allowed is false then.
+	Inconclusive bool   `json:"inconclusive,omitempty"`
+	Message      string `json:"message"`
+	// Reasons are the first distinct reasons of newly unschedulable units,
+	// or of the undecided ones when the verdict is inconclusive.
 	Reasons []string `json:"reasons,omitempty"`
 }
 
@@ -41,14 +45,20 @@ func (g Gate) Exceeded(n Counts) []string {
 }
 
 // Check judges a comparison: its counts by Exceeded, with the first reasons
-// of the units it leaves unschedulable.
+// of the units it leaves unschedulable. Within the gate, a comparison with
+// undecided units is inconclusive: they could hide any change, so it fails
+// closed.
 func (g Gate) Check(c Comparison) Verdict {
 	n := c.Counts
 	blocked := g.Exceeded(n)
-	v := Verdict{Allowed: len(blocked) == 0}
+	v := Verdict{Allowed: len(blocked) == 0 && n.Undecided == 0, Inconclusive: len(blocked) == 0 && n.Undecided > 0}
+	quoted := NewlyUnschedulable
+	if v.Inconclusive {
+		quoted = Undecided
+	}
 	seen := map[string]bool{}
 	for _, u := range c.Units {
-		if u.Change != NewlyUnschedulable || len(v.Reasons) == maxReasons {
+		if u.Change != quoted || len(v.Reasons) == maxReasons {
 			continue
 		}
 		r := u.Reason
@@ -60,11 +70,14 @@ func (g Gate) Check(c Comparison) Verdict {
 			v.Reasons = append(v.Reasons, r)
 		}
 	}
-	summary := fmt.Sprintf("%d units: %d same, %d moved, %d newly unschedulable, %d newly schedulable, %d unschedulable in both",
-		n.Units, n.Same, n.Moved, n.NewlyUnschedulable, n.NewlySchedulable, n.StillUnschedulable)
-	if v.Allowed {
+	summary := fmt.Sprintf("%d units: %d same, %d moved, %d newly unschedulable, %d newly schedulable, %d unschedulable in both, %d undecided",
+		n.Units, n.Same, n.Moved, n.NewlyUnschedulable, n.NewlySchedulable, n.StillUnschedulable, n.Undecided)
+	switch {
+	case v.Allowed:
 		v.Message = "allowed: " + summary
-	} else {
+	case v.Inconclusive:
+		v.Message = fmt.Sprintf("inconclusive: %d units undecided, which could hide any change; %s", n.Undecided, summary)
+	default:
 		v.Message = "blocked: " + strings.Join(blocked, ", ") + "; " + summary
 	}
 	return v

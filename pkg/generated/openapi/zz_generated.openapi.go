@@ -941,6 +941,14 @@ func schema_pkg_apis_operator_v1_TrialCounts(ref common.ReferenceCallback) commo
 							Format:  "int32",
 						},
 					},
+					"undecided": {
+						SchemaProps: spec.SchemaProps{
+							Description: "undecided are the units an arm neither placed nor reported unschedulable within the timeout; any makes the trial Inconclusive.",
+							Default:     0,
+							Type:        []string{"integer"},
+							Format:      "int32",
+						},
+					},
 				},
 			},
 		},
@@ -1006,6 +1014,13 @@ func schema_pkg_apis_operator_v1_TrialPolicy(ref common.ReferenceCallback) commo
 					"timeoutSeconds": {
 						SchemaProps: spec.SchemaProps{
 							Description: "timeoutSeconds bounds a trial, from its start to the verdict; a trial that runs out of time fails and nothing rolls out. Defaults to 300.",
+							Type:        []string{"integer"},
+							Format:      "int32",
+						},
+					},
+					"verdictTTLSeconds": {
+						SchemaProps: spec.SchemaProps{
+							Description: "verdictTTLSeconds is how long a verdict holds: a change whose trial finished longer ago is tried again, since the cluster it was tried on has moved on. Defaults to 86400 (one day).",
 							Type:        []string{"integer"},
 							Format:      "int32",
 						},
@@ -1107,7 +1122,7 @@ func schema_pkg_apis_operator_v1_TrialResult(ref common.ReferenceCallback) commo
 					},
 					"verdict": {
 						SchemaProps: spec.SchemaProps{
-							Description: "verdict is Running, Allowed, Blocked or Failed.",
+							Description: "verdict is Running, Allowed, Blocked, Failed or Inconclusive.",
 							Default:     "",
 							Type:        []string{"string"},
 							Format:      "",

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	"k8s.io/utils/ptr"
@@ -66,6 +67,20 @@ func TrialGate(policy *secondaryschedulerv1.TrialPolicy) secondaryschedulerv1.Tr
 		MaxMovedPercent: policy.MaxMovedPercent}
 }
 
+// VerdictExpired says whether last, a verdict, is older than policy's
+// verdictTTLSeconds at now: the cluster it was judged on has moved on, so the
+// change is tried again.
+func VerdictExpired(last *secondaryschedulerv1.TrialResult, policy *secondaryschedulerv1.TrialPolicy, now time.Time) bool {
+	if last == nil || last.FinishedAt == nil || last.Verdict == secondaryschedulerv1.TrialRunning {
+		return false
+	}
+	ttl := int32(secondaryschedulerv1.DefaultTrialVerdictTTLSeconds)
+	if policy != nil && policy.VerdictTTLSeconds != nil {
+		ttl = *policy.VerdictTTLSeconds
+	}
+	return now.Sub(last.FinishedAt.Time) > time.Duration(ttl)*time.Second
+}
+
 // NewTrialRequest pits candidate against current, keyed by both.
 func NewTrialRequest(current, candidate secondaryschedulerv1.TrialArm, policy *secondaryschedulerv1.TrialPolicy) *secondaryschedulerv1.TrialRequest {
 	arms, _ := json.Marshal([]secondaryschedulerv1.TrialArm{current, candidate}) // plain strings: cannot fail
@@ -89,11 +104,11 @@ func gate(in Inputs, d Decision) Decision {
 		return d
 	}
 	last := in.Trial.Last
-	if last != nil && last.Key != req.Key {
-		last = nil // a trial of another change
+	if last != nil && (last.Key != req.Key || VerdictExpired(last, in.Trial.Policy, in.Now.Time)) {
+		last = nil // a trial of another change, or one too old to hold
 	}
 	what := fmt.Sprintf("configuration %s with image %s", Short(candidate.ConfigHash), candidate.Image)
-	judged := last != nil && last.Gate != nil && sameGate(*last.Gate, req.Gate)
+	judged := last != nil && last.Gate != nil && SameGate(*last.Gate, req.Gate)
 	switch {
 	case last == nil:
 		d.Message = fmt.Sprintf("A trial of %s is starting; it rolls out once the trial allows it.", what)
@@ -102,6 +117,9 @@ func gate(in Inputs, d Decision) Decision {
 	case last.Verdict == secondaryschedulerv1.TrialFailed:
 		d.Message = fmt.Sprintf("The trial of %s could not run: %s\nNothing rolls out without a verdict; "+
 			"set spec.rollout.strategy to Direct to roll out without a trial.", what, last.Message)
+	case last.Verdict == secondaryschedulerv1.TrialInconclusive:
+		d.Message = fmt.Sprintf("The trial of %s was inconclusive: %s\nNothing rolls out on a trial that proves nothing; "+
+			"it is tried again, or set spec.rollout.strategy to Direct to roll out without a trial.", what, last.Message)
 	case !judged || last.Counts == nil:
 		// Counts judged by another gate, or none to judge: the trial controller judges them again.
 		d.Message = fmt.Sprintf("The trial of %s is being judged by spec.rollout.trial's gate as it is now.", what)
@@ -121,7 +139,8 @@ func sameScheduler(a, b secondaryschedulerv1.TrialArm) bool {
 	return a.ConfigHash == b.ConfigHash && a.Image == b.Image && slices.Equal(a.Command, b.Command) && slices.Equal(a.Args, b.Args)
 }
 
-func sameGate(a, b secondaryschedulerv1.TrialGate) bool {
+// SameGate says whether a and b judge counts alike.
+func SameGate(a, b secondaryschedulerv1.TrialGate) bool {
 	return a.MaxNewlyUnschedulable == b.MaxNewlyUnschedulable && ptr.Equal(a.MaxMovedPercent, b.MaxMovedPercent)
 }
 

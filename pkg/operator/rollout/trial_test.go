@@ -3,9 +3,11 @@ package rollout
 import (
 	"strings"
 	"testing"
+	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
 	secondaryschedulerv1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1"
@@ -140,5 +142,46 @@ func TestGateTriesAChangeOfArguments(t *testing.T) {
 	d := Decide(Inputs{Desired: desired, Live: live, Observed: Observe(live, nil), Trial: Trial{Required: true}})
 	if d.Action != Gate || d.TrialRequest == nil || strings.Join(d.TrialRequest.Candidate.Args, " ") != "--feature-gates=A=true" {
 		t.Errorf("%s, request %+v; want held for a trial of the new arguments, without the flag the trial sets", d.Action, d.TrialRequest)
+	}
+}
+
+// A verdict of another request, one past verdictTTLSeconds, and an
+// inconclusive one never let the change through; a fresh allowed verdict of
+// the same request does.
+func TestGateRefusesStaleForeignAndInconclusiveVerdicts(t *testing.T) {
+	live := withImage(deployment("t1", appsv1.DeploymentStatus{Replicas: 1, UpdatedReplicas: 1, AvailableReplicas: 1}), "img:1")
+	live.Spec.Template.Annotations = map[string]string{names.ConfigHashAnnotation: "cfg-t1"}
+	desired := &render.Objects{TemplateHash: "t2", ConfigHash: "cfg-t2", Deployment: withImage(&appsv1.Deployment{}, "img:1")}
+	key := NewTrialRequest(TrialArm(live, "cfg-t1"), TrialArm(desired.Deployment, "cfg-t2"), nil).Key
+	now := metav1.Now()
+	hourAgo, twoDaysAgo := metav1.NewTime(now.Add(-time.Hour)), metav1.NewTime(now.Add(-48*time.Hour))
+	counts := &secondaryschedulerv1.TrialCounts{Units: 10, Same: 10}
+	for _, tc := range []struct {
+		name        string
+		key         string
+		verdict     secondaryschedulerv1.TrialVerdict
+		finished    metav1.Time
+		policy      *secondaryschedulerv1.TrialPolicy
+		wantAction  Action
+		wantMessage string
+	}{
+		{"fresh and allowed", key, secondaryschedulerv1.TrialAllowed, hourAgo, nil, RollOut, ""},
+		{"another request's", "other", secondaryschedulerv1.TrialAllowed, hourAgo, nil, Gate, "is starting"},
+		{"past the default TTL", key, secondaryschedulerv1.TrialAllowed, twoDaysAgo, nil, Gate, "is starting"},
+		{"past a shorter TTL", key, secondaryschedulerv1.TrialAllowed, hourAgo, &secondaryschedulerv1.TrialPolicy{VerdictTTLSeconds: ptr.To[int32](600)}, Gate, "is starting"},
+		{"inconclusive", key, secondaryschedulerv1.TrialInconclusive, hourAgo, nil, Gate, "inconclusive"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			last := &secondaryschedulerv1.TrialResult{Key: tc.key, ConfigHash: "cfg-t2", Image: "img:1", Verdict: tc.verdict,
+				Counts: counts, Gate: &secondaryschedulerv1.TrialGate{}, FinishedAt: &tc.finished}
+			d := Decide(Inputs{Desired: desired, Live: live, Observed: Observe(live, nil), Now: now,
+				Trial: Trial{Required: true, Policy: tc.policy, Last: last}})
+			if d.Action != tc.wantAction || !strings.Contains(d.Message, tc.wantMessage) {
+				t.Errorf("%s %q, want %s with %q", d.Action, d.Message, tc.wantAction, tc.wantMessage)
+			}
+			if tc.wantAction == Gate && d.TrialRequest == nil {
+				t.Error("the change is held without a trial request")
+			}
+		})
 	}
 }

@@ -34,6 +34,8 @@ func trialConditions(required bool, decision rollout.Decision) (blocked, progres
 		progressing.Status, progressing.Reason, progressing.Message = operatorv1.ConditionTrue, "TrialRunning", message
 	case t.Verdict == secondaryschedulerv1.TrialFailed:
 		blocked.Status, blocked.Reason, blocked.Message = operatorv1.ConditionTrue, "TrialFailed", message
+	case t.Verdict == secondaryschedulerv1.TrialInconclusive:
+		blocked.Status, blocked.Reason, blocked.Message = operatorv1.ConditionTrue, "TrialInconclusive", message
 	default: // a verdict the gate, as the spec is now, refuses
 		blocked.Status, blocked.Reason, blocked.Message = operatorv1.ConditionTrue, "TrialBlocked", message
 	}

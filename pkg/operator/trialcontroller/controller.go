@@ -23,12 +23,12 @@ import (
 	"k8s.io/client-go/kubernetes"
 	corev1listers "k8s.io/client-go/listers/core/v1"
 	"k8s.io/utils/clock"
-	"k8s.io/utils/ptr"
 
 	secondaryschedulerv1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/metrics"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/operatorclient"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/rollout"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/trialcontroller/podruntime"
 )
 
@@ -141,8 +141,12 @@ func (c *controller) sync(ctx context.Context, syncCtx factory.SyncContext) erro
 	}
 	last := ss.Status.LastTrial
 	if last != nil && last.Key == req.Key {
-		switch decideAnswered(last, req, c.clock.Now()) {
+		switch decideAnswered(last, req, policyOf(ss), c.clock.Now()) {
 		case answered:
+			// Tried again once the verdict expires, if the change is still held then.
+			if last.FinishedAt != nil {
+				syncCtx.Queue().AddAfter(syncCtx.QueueKey(), verdictTTL(policyOf(ss))-c.clock.Now().Sub(last.FinishedAt.Time)+time.Second)
+			}
 			return nil
 		case judgeAgain:
 			return c.writeStatus(ctx, rejudge(last, req.Gate))
@@ -181,24 +185,40 @@ const (
 	retryLater               // failed, too recently to try again
 )
 
-func decideAnswered(last *secondaryschedulerv1.TrialResult, req *secondaryschedulerv1.TrialRequest, now time.Time) answer {
+func decideAnswered(last *secondaryschedulerv1.TrialResult, req *secondaryschedulerv1.TrialRequest, policy *secondaryschedulerv1.TrialPolicy,
+	now time.Time) answer {
 	switch last.Verdict {
 	case secondaryschedulerv1.TrialRunning:
 		return runAgain // no trial runs here: the process that ran it is gone
-	case secondaryschedulerv1.TrialFailed:
+	case secondaryschedulerv1.TrialFailed, secondaryschedulerv1.TrialInconclusive:
 		if last.FinishedAt != nil && last.FinishedAt.Add(RetryFailedTrialAfter).After(now) {
 			return retryLater
 		}
 		return runAgain
 	}
-	if last.Counts == nil {
+	if last.Counts == nil || rollout.VerdictExpired(last, policy, now) {
 		return runAgain
 	}
-	if last.Gate == nil || last.Gate.MaxNewlyUnschedulable != req.Gate.MaxNewlyUnschedulable ||
-		!ptr.Equal(last.Gate.MaxMovedPercent, req.Gate.MaxMovedPercent) {
+	if last.Gate == nil || !rollout.SameGate(*last.Gate, req.Gate) {
 		return judgeAgain
 	}
 	return answered
+}
+
+// policyOf is ss's spec.rollout.trial, nil when unset.
+func policyOf(ss *secondaryschedulerv1.SecondaryScheduler) *secondaryschedulerv1.TrialPolicy {
+	if ss.Spec.Rollout == nil {
+		return nil
+	}
+	return ss.Spec.Rollout.Trial
+}
+
+// verdictTTL is policy's verdictTTLSeconds, with its default.
+func verdictTTL(policy *secondaryschedulerv1.TrialPolicy) time.Duration {
+	if policy != nil && policy.VerdictTTLSeconds != nil {
+		return time.Duration(*policy.VerdictTTLSeconds) * time.Second
+	}
+	return secondaryschedulerv1.DefaultTrialVerdictTTLSeconds * time.Second
 }
 
 // running is the trial this process runs, nil when none does.

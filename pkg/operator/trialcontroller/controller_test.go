@@ -3,6 +3,7 @@ package trialcontroller
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -20,12 +21,14 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 	clienttesting "k8s.io/client-go/testing"
 	clocktesting "k8s.io/utils/clock/testing"
+	"k8s.io/utils/ptr"
 
 	secondaryschedulerv1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1"
 	secondaryschedulerapply "github.com/openshift/secondary-scheduler-operator/pkg/generated/applyconfiguration/operator/v1"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/kubecache"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/operatorclient"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render/schedulerconfig"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/trialcontroller/podruntime"
 	"github.com/openshift/secondary-scheduler-operator/pkg/trial"
 )
@@ -77,12 +80,7 @@ type fixture struct {
 
 func newFixture(t *testing.T, ss *secondaryschedulerv1.SecondaryScheduler, objects ...runtime.Object) *fixture {
 	t.Helper()
-	configs := []runtime.Object{
-		&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: names.ConfigMapNameFor("cfg-current"), Namespace: names.OperandNamespace},
-			Data: map[string]string{names.ConfigKey: "profiles:\n- schedulerName: s\n"}},
-		&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: names.ConfigMapNameFor("cfg-candidate"), Namespace: names.OperandNamespace},
-			Data: map[string]string{names.ConfigKey: "profiles:\n- schedulerName: s\n"}},
-	}
+	configs := []runtime.Object{operatorConfigMap(currentConfig), operatorConfigMap(candidateConfig)}
 	f := &fixture{op: &fakeOperator{ss: ss}, kube: fake.NewClientset(append(configs, objects...)...), runs: make(chan Run, 4), release: make(chan *trial.Report, 4)}
 	watching := watchesStarted(f.kube)
 	informers := kubecache.NewKubeInformers(f.kube)
@@ -143,14 +141,27 @@ func (f *fixture) sync(t *testing.T) {
 	}
 }
 
+const (
+	currentConfig   = "profiles:\n- schedulerName: s\n"
+	candidateConfig = "profiles:\n- schedulerName: s\n  percentageOfNodesToScore: 50\n"
+)
+
+// operatorConfigMap is config in a ConfigMap as the operator writes it.
+func operatorConfigMap(config string) *corev1.ConfigMap {
+	hash := schedulerconfig.Hash([]byte(config))
+	return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: names.ConfigMapNameFor(hash), Namespace: names.OperandNamespace,
+		Labels: map[string]string{names.ManagedByLabel: names.ManagedByValue}, Annotations: map[string]string{names.ConfigHashAnnotation: hash}},
+		Immutable: ptr.To(true), Data: map[string]string{names.ConfigKey: config}}
+}
+
 func trialSpec() *secondaryschedulerv1.SecondaryScheduler {
 	return &secondaryschedulerv1.SecondaryScheduler{
 		ObjectMeta: metav1.ObjectMeta{Name: "cluster", UID: "ss-uid"},
 		Spec: secondaryschedulerv1.SecondarySchedulerSpec{OperatorSpec: operatorv1.OperatorSpec{ManagementState: operatorv1.Managed},
 			Rollout: &secondaryschedulerv1.RolloutPolicy{Strategy: secondaryschedulerv1.RolloutTrial}},
 		Status: secondaryschedulerv1.SecondarySchedulerStatus{TrialRequest: &secondaryschedulerv1.TrialRequest{Key: "k1",
-			Current:   secondaryschedulerv1.TrialArm{ConfigHash: "cfg-current", Image: "img:1"},
-			Candidate: secondaryschedulerv1.TrialArm{ConfigHash: "cfg-candidate", Image: "img:1", Args: []string{"--feature-gates=A=true"}}}},
+			Current:   secondaryschedulerv1.TrialArm{ConfigHash: schedulerconfig.Hash([]byte(currentConfig)), Image: "img:1"},
+			Candidate: secondaryschedulerv1.TrialArm{ConfigHash: schedulerconfig.Hash([]byte(candidateConfig)), Image: "img:1", Args: []string{"--feature-gates=A=true"}}}},
 	}
 }
 
@@ -263,4 +274,30 @@ func TestJudgesAgainAndRetries(t *testing.T) {
 	ss.Status.LastTrial.FinishedAt = &earlier
 	f.sync(t)
 	<-f.runs
+}
+
+// A baseline ConfigMap swapped in the namespace (data that no longer hashes
+// to its name) fails the trial, naming it, and nothing is run with it.
+func TestSwappedBaselineFailsTheTrial(t *testing.T) {
+	swapped := operatorConfigMap(currentConfig)
+	swapped.Data[names.ConfigKey] = "profiles:\n- schedulerName: s\n  plugins: {filter: {disabled: [{name: '*'}]}}\n"
+	f := newFixture(t, trialSpec())
+	if _, err := f.kube.CoreV1().ConfigMaps(names.OperandNamespace).Update(context.Background(), swapped, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the cache to see the swap", func() bool {
+		cm, err := f.c.configMaps.Get(swapped.Name)
+		return err == nil && cm.Data[names.ConfigKey] == swapped.Data[names.ConfigKey]
+	})
+	f.sync(t)
+	waitFor(t, "the verdict", func() bool {
+		l := f.op.last()
+		return l != nil && *l.Verdict == secondaryschedulerv1.TrialFailed
+	})
+	if l := f.op.last(); !strings.Contains(*l.Message, swapped.Name) || !strings.Contains(*l.Message, "not the one the operator wrote") {
+		t.Errorf("message %q, want the swapped ConfigMap named", *l.Message)
+	}
+	if len(f.runs) != 0 {
+		t.Error("a trial ran with the swapped baseline")
+	}
 }

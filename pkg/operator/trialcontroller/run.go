@@ -19,6 +19,8 @@ import (
 	secondaryschedulerapply "github.com/openshift/secondary-scheduler-operator/pkg/generated/applyconfiguration/operator/v1"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/message"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render/schedulerconfig"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/rollout"
 	"github.com/openshift/secondary-scheduler-operator/pkg/trial"
 )
@@ -86,13 +88,30 @@ func (c *controller) runTrial(ctx context.Context, ss *secondaryschedulerv1.Seco
 	return c.run(ctx, Run{Current: current, Candidate: candidate, Gate: gateOf(req.Gate), Policy: policy, Owner: owner})
 }
 
-// armOf is arm as a trial runs it, with the configuration its ConfigMap holds.
+// armOf is arm as a trial runs it, with the configuration its ConfigMap
+// holds. The ConfigMap must be one the operator wrote, as a rollout would
+// require (its label, immutable, its name, hash annotation and data
+// agreeing), and of arm's hash: a ConfigMap swapped in the namespace would
+// otherwise be the baseline every change is judged against.
 func (c *controller) armOf(name string, arm secondaryschedulerv1.TrialArm) (trial.Arm, error) {
 	cmName := names.ConfigMapNameFor(arm.ConfigHash)
 	cm, err := c.configMaps.Get(cmName)
 	if err != nil || cm.Data[names.ConfigKey] == "" {
 		return trial.Arm{}, fmt.Errorf("ConfigMap %s/%s of the %s configuration is not there (%v), so there is nothing to try",
 			names.OperandNamespace, cmName, name, err)
+	}
+	problem := render.ConfigMapProblem(cm)
+	if problem == "" && cm.Annotations[names.ConfigHashAnnotation] != arm.ConfigHash {
+		problem = "its " + names.ConfigHashAnnotation + " annotation is not the configuration requested"
+	}
+	if problem == "" {
+		if err := schedulerconfig.CheckDocument([]byte(cm.Data[names.ConfigKey])); err != nil {
+			problem = err.Error()
+		}
+	}
+	if problem != "" {
+		return trial.Arm{}, fmt.Errorf("ConfigMap %s/%s of the %s configuration is not the one the operator wrote: %s; nothing is tried with it",
+			names.OperandNamespace, cmName, name, problem)
 	}
 	return trial.Arm{Name: name, Image: arm.Image, Command: arm.Command, Args: arm.Args, Config: []byte(cm.Data[names.ConfigKey])}, nil
 }
@@ -111,12 +130,14 @@ func gateOf(g secondaryschedulerv1.TrialGate) trial.Gate {
 // those package trial judges.
 func statusCounts(n trial.Counts) *secondaryschedulerv1.TrialCounts {
 	return &secondaryschedulerv1.TrialCounts{Units: int32(n.Units), Same: int32(n.Same), Moved: int32(n.Moved),
-		NewlyUnschedulable: int32(n.NewlyUnschedulable), NewlySchedulable: int32(n.NewlySchedulable), StillUnschedulable: int32(n.StillUnschedulable)}
+		NewlyUnschedulable: int32(n.NewlyUnschedulable), NewlySchedulable: int32(n.NewlySchedulable), StillUnschedulable: int32(n.StillUnschedulable),
+		Undecided: int32(n.Undecided)}
 }
 
 func trialCounts(n secondaryschedulerv1.TrialCounts) trial.Counts {
 	return trial.Counts{Units: int(n.Units), Same: int(n.Same), Moved: int(n.Moved),
-		NewlyUnschedulable: int(n.NewlyUnschedulable), NewlySchedulable: int(n.NewlySchedulable), StillUnschedulable: int(n.StillUnschedulable)}
+		NewlyUnschedulable: int(n.NewlyUnschedulable), NewlySchedulable: int(n.NewlySchedulable), StillUnschedulable: int(n.StillUnschedulable),
+		Undecided: int(n.Undecided)}
 }
 
 // judge fills in the verdict, its message and counts.
@@ -132,10 +153,18 @@ func judge(result *secondaryschedulerv1.TrialResult, gate secondaryschedulerv1.T
 	}
 	result.Counts = statusCounts(report.Counts)
 	result.Gate = gate.DeepCopy()
-	result.Verdict, result.Message = secondaryschedulerv1.TrialBlocked, message.Bounded(msg, maxMessage)
-	if report.Verdict.Allowed {
-		result.Verdict = secondaryschedulerv1.TrialAllowed
+	result.Verdict, result.Message = verdictOf(report.Verdict), message.Bounded(msg, maxMessage)
+}
+
+// verdictOf is v as status says it.
+func verdictOf(v trial.Verdict) secondaryschedulerv1.TrialVerdict {
+	switch {
+	case v.Allowed:
+		return secondaryschedulerv1.TrialAllowed
+	case v.Inconclusive:
+		return secondaryschedulerv1.TrialInconclusive
 	}
+	return secondaryschedulerv1.TrialBlocked
 }
 
 // rejudge judges the counts of last again by gate: its first line, the
@@ -147,10 +176,7 @@ func rejudge(last *secondaryschedulerv1.TrialResult, gate secondaryschedulerv1.T
 	if _, reasons, ok := strings.Cut(last.Message, "\n"); ok {
 		msg += "\n" + reasons
 	}
-	out.Message, out.Gate, out.Verdict = message.Bounded(msg, maxMessage), gate.DeepCopy(), secondaryschedulerv1.TrialBlocked
-	if v.Allowed {
-		out.Verdict = secondaryschedulerv1.TrialAllowed
-	}
+	out.Message, out.Gate, out.Verdict = message.Bounded(msg, maxMessage), gate.DeepCopy(), verdictOf(v)
 	return out
 }
 
@@ -174,7 +200,8 @@ func (c *controller) writeStatus(ctx context.Context, result secondaryschedulerv
 	}
 	if n := result.Counts; n != nil {
 		t.WithCounts(secondaryschedulerapply.TrialCounts().WithUnits(n.Units).WithSame(n.Same).WithMoved(n.Moved).
-			WithNewlyUnschedulable(n.NewlyUnschedulable).WithNewlySchedulable(n.NewlySchedulable).WithStillUnschedulable(n.StillUnschedulable))
+			WithNewlyUnschedulable(n.NewlyUnschedulable).WithNewlySchedulable(n.NewlySchedulable).WithStillUnschedulable(n.StillUnschedulable).
+			WithUndecided(n.Undecided))
 	}
 	_, err := c.operatorClient.ApplyStatus(ctx, FieldManager, secondaryschedulerapply.SecondarySchedulerStatus().WithLastTrial(t))
 	return err

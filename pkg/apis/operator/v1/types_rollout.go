@@ -35,6 +35,9 @@ type RolloutPolicy struct {
 // DefaultTrialReplayBound is replayBound's default.
 const DefaultTrialReplayBound = 100
 
+// DefaultTrialVerdictTTLSeconds is verdictTTLSeconds' default.
+const DefaultTrialVerdictTTLSeconds = 86400
+
 // TrialPolicy configures a trial and its gate.
 type TrialPolicy struct {
 	// replayBound is how many of the pods the scheduler bound most recently are
@@ -69,6 +72,15 @@ type TrialPolicy struct {
 	// +kubebuilder:validation:Maximum=3600
 	TimeoutSeconds *int32 `json:"timeoutSeconds,omitempty"`
 
+	// verdictTTLSeconds is how long a verdict holds: a change whose trial
+	// finished longer ago is tried again, since the cluster it was tried on
+	// has moved on. Defaults to 86400 (one day).
+	// +optional
+	// +kubebuilder:default=86400
+	// +kubebuilder:validation:Minimum=60
+	// +kubebuilder:validation:Maximum=2592000
+	VerdictTTLSeconds *int32 `json:"verdictTTLSeconds,omitempty"`
+
 	// sandboxImages replace the images of the sandbox's etcd and kube-apiserver,
 	// for a disconnected cluster's mirror. The kube-apiserver must be at least as
 	// new as the scheduler images tried.
@@ -90,7 +102,7 @@ type SandboxImages struct {
 }
 
 // TrialVerdict is a trial's outcome.
-// +kubebuilder:validation:Enum=Running;Allowed;Blocked;Failed
+// +kubebuilder:validation:Enum=Running;Allowed;Blocked;Failed;Inconclusive
 type TrialVerdict string
 
 const (
@@ -102,6 +114,9 @@ const (
 	TrialBlocked TrialVerdict = "Blocked"
 	// TrialFailed: the trial could not run; nothing rolls out.
 	TrialFailed TrialVerdict = "Failed"
+	// TrialInconclusive: an arm left units undecided, so the counts prove
+	// nothing; nothing rolls out.
+	TrialInconclusive TrialVerdict = "Inconclusive"
 )
 
 // TrialRequest is a change to try: the scheduler the live Deployment runs
@@ -188,7 +203,7 @@ type TrialResult struct {
 	// +kubebuilder:validation:MaxLength=512
 	Image string `json:"image"`
 
-	// verdict is Running, Allowed, Blocked or Failed.
+	// verdict is Running, Allowed, Blocked, Failed or Inconclusive.
 	// +required
 	Verdict TrialVerdict `json:"verdict"`
 
@@ -230,6 +245,10 @@ type TrialCounts struct {
 	NewlySchedulable int32 `json:"newlySchedulable"`
 	// +optional
 	StillUnschedulable int32 `json:"stillUnschedulable"`
+	// undecided are the units an arm neither placed nor reported
+	// unschedulable within the timeout; any makes the trial Inconclusive.
+	// +optional
+	Undecided int32 `json:"undecided"`
 }
 
 // Rollout identifies one pod template of the scheduler Deployment.

@@ -433,6 +433,11 @@ func (in *TrialPolicy) DeepCopyInto(out *TrialPolicy) {
 		*out = new(int32)
 		**out = **in
 	}
+	if in.VerdictTTLSeconds != nil {
+		in, out := &in.VerdictTTLSeconds, &out.VerdictTTLSeconds
+		*out = new(int32)
+		**out = **in
+	}
 	if in.SandboxImages != nil {
 		in, out := &in.SandboxImages, &out.SandboxImages
 		*out = new(SandboxImages)

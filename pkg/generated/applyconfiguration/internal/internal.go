@@ -374,6 +374,10 @@ var schemaYAML = typed.YAMLObject(`types:
       type:
         scalar: numeric
       default: 0
+    - name: undecided
+      type:
+        scalar: numeric
+      default: 0
     - name: units
       type:
         scalar: numeric
@@ -404,6 +408,9 @@ var schemaYAML = typed.YAMLObject(`types:
       type:
         namedType: com.github.openshift.secondary-scheduler-operator.pkg.apis.operator.v1.SandboxImages
     - name: timeoutSeconds
+      type:
+        scalar: numeric
+    - name: verdictTTLSeconds
       type:
         scalar: numeric
 - name: com.github.openshift.secondary-scheduler-operator.pkg.apis.operator.v1.TrialRequest

@@ -13,6 +13,9 @@ type TrialCountsApplyConfiguration struct {
 	NewlyUnschedulable *int32 `json:"newlyUnschedulable,omitempty"`
 	NewlySchedulable   *int32 `json:"newlySchedulable,omitempty"`
 	StillUnschedulable *int32 `json:"stillUnschedulable,omitempty"`
+	// undecided are the units an arm neither placed nor reported
+	// unschedulable within the timeout; any makes the trial Inconclusive.
+	Undecided *int32 `json:"undecided,omitempty"`
 }
 
 // TrialCountsApplyConfiguration constructs a declarative configuration of the TrialCounts type for use with
@@ -66,5 +69,13 @@ func (b *TrialCountsApplyConfiguration) WithNewlySchedulable(value int32) *Trial
 // If called multiple times, the StillUnschedulable field is set to the value of the last call.
 func (b *TrialCountsApplyConfiguration) WithStillUnschedulable(value int32) *TrialCountsApplyConfiguration {
 	b.StillUnschedulable = &value
+	return b
+}
+
+// WithUndecided sets the Undecided field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the Undecided field is set to the value of the last call.
+func (b *TrialCountsApplyConfiguration) WithUndecided(value int32) *TrialCountsApplyConfiguration {
+	b.Undecided = &value
 	return b
 }

@@ -21,6 +21,10 @@ type TrialPolicyApplyConfiguration struct {
 	// timeoutSeconds bounds a trial, from its start to the verdict; a trial
 	// that runs out of time fails and nothing rolls out. Defaults to 300.
 	TimeoutSeconds *int32 `json:"timeoutSeconds,omitempty"`
+	// verdictTTLSeconds is how long a verdict holds: a change whose trial
+	// finished longer ago is tried again, since the cluster it was tried on
+	// has moved on. Defaults to 86400 (one day).
+	VerdictTTLSeconds *int32 `json:"verdictTTLSeconds,omitempty"`
 	// sandboxImages replace the images of the sandbox's etcd and kube-apiserver,
 	// for a disconnected cluster's mirror. The kube-apiserver must be at least as
 	// new as the scheduler images tried.
@@ -62,6 +66,14 @@ func (b *TrialPolicyApplyConfiguration) WithMaxMovedPercent(value int32) *TrialP
 // If called multiple times, the TimeoutSeconds field is set to the value of the last call.
 func (b *TrialPolicyApplyConfiguration) WithTimeoutSeconds(value int32) *TrialPolicyApplyConfiguration {
 	b.TimeoutSeconds = &value
+	return b
+}
+
+// WithVerdictTTLSeconds sets the VerdictTTLSeconds field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the VerdictTTLSeconds field is set to the value of the last call.
+func (b *TrialPolicyApplyConfiguration) WithVerdictTTLSeconds(value int32) *TrialPolicyApplyConfiguration {
+	b.VerdictTTLSeconds = &value
 	return b
 }
 

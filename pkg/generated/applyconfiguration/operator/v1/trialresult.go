@@ -21,7 +21,7 @@ type TrialResultApplyConfiguration struct {
 	ConfigHash *string `json:"configHash,omitempty"`
 	// image is the scheduler image tried.
 	Image *string `json:"image,omitempty"`
-	// verdict is Running, Allowed, Blocked or Failed.
+	// verdict is Running, Allowed, Blocked, Failed or Inconclusive.
 	Verdict *operatorv1.TrialVerdict `json:"verdict,omitempty"`
 	// message says why, with the counts and the first reasons.
 	Message *string `json:"message,omitempty"`

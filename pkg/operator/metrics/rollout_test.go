@@ -11,35 +11,8 @@ import (
 	"k8s.io/component-base/metrics/testutil"
 
 	secondaryschedulerv1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/metrics/metricstest"
 )
-
-// gathered is the series of name with labels in the operator's registry, nil
-// when there is none.
-func gathered(t *testing.T, name string, labels map[string]string) *dto.Metric {
-	t.Helper()
-	families, err := legacyregistry.DefaultGatherer.Gather()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range families {
-		if f.GetName() != name {
-			continue
-		}
-	series:
-		for _, m := range f.GetMetric() {
-			if len(m.GetLabel()) != len(labels) {
-				continue
-			}
-			for _, l := range m.GetLabel() {
-				if labels[l.GetName()] != l.GetValue() {
-					continue series
-				}
-			}
-			return m
-		}
-	}
-	return nil
-}
 
 // bucket is the cumulative count of h's bucket with upper bound le; 0 for
 // no histogram (no trial of its verdict yet).
@@ -66,13 +39,13 @@ func TestTrialsAreCountedByVerdict(t *testing.T) {
 	const total, duration = namespace + "_trials_total", namespace + "_trial_duration_seconds"
 	count := map[secondaryschedulerv1.TrialVerdict]float64{}
 	for _, v := range verdicts {
-		m := gathered(t, total, map[string]string{"verdict": string(v)})
+		m := metricstest.Series(t, total, map[string]string{"verdict": string(v)})
 		if m == nil {
 			t.Fatalf("no series %s{verdict=%q} before any trial", total, v)
 		}
 		count[v] = m.GetCounter().GetValue()
 	}
-	failedBefore := gathered(t, duration, map[string]string{"verdict": "Failed"}).GetHistogram()
+	failedBefore := metricstest.Series(t, duration, map[string]string{"verdict": "Failed"}).GetHistogram()
 
 	ObserveTrial(secondaryschedulerv1.TrialFailed, 40*time.Second)
 	ObserveTrial(secondaryschedulerv1.TrialFailed, 301*time.Second) // timed out at the default 300 s
@@ -88,7 +61,7 @@ func TestTrialsAreCountedByVerdict(t *testing.T) {
 			t.Errorf("trials_total{verdict=%q} rose by %g, want %g", v, got-count[v], n)
 		}
 	}
-	failed := gathered(t, duration, map[string]string{"verdict": "Failed"}).GetHistogram()
+	failed := metricstest.Series(t, duration, map[string]string{"verdict": "Failed"}).GetHistogram()
 	if n := failed.GetSampleCount() - failedBefore.GetSampleCount(); n != 2 {
 		t.Errorf("trial_duration_seconds{verdict=\"Failed\"} counted %d trials, want 2", n)
 	}
@@ -103,7 +76,7 @@ func TestTrialsAreCountedByVerdict(t *testing.T) {
 			t.Errorf("Failed bucket le=%g rose by %d, want %d", c.le, got, c.want)
 		}
 	}
-	allowed := gathered(t, duration, map[string]string{"verdict": "Allowed"}).GetHistogram()
+	allowed := metricstest.Series(t, duration, map[string]string{"verdict": "Allowed"}).GetHistogram()
 	if bucket(t, allowed, 20) != 0 || bucket(t, allowed, 30) == 0 {
 		t.Errorf("a 25 s trial is not in bucket le=30 of Allowed: %v", allowed.GetBucket())
 	}
@@ -115,7 +88,7 @@ func TestRolloutsAndRollbacksAreCountedApart(t *testing.T) {
 	Register()
 	value := func(name string) float64 {
 		t.Helper()
-		m := gathered(t, namespace+"_"+name, nil)
+		m := metricstest.Series(t, namespace+"_"+name, nil)
 		if m == nil {
 			t.Fatalf("no series %s", name)
 		}

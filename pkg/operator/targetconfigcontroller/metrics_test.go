@@ -4,9 +4,9 @@ import (
 	"testing"
 
 	appsv1 "k8s.io/api/apps/v1"
-	"k8s.io/component-base/metrics/legacyregistry"
 
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/metrics"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/metrics/metricstest"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/rollout"
 )
@@ -16,21 +16,8 @@ import (
 func operatorMetric(t *testing.T, name string) (float64, bool) {
 	t.Helper()
 	metrics.Register()
-	families, err := legacyregistry.DefaultGatherer.Gather()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range families {
-		if f.GetName() != "secondary_scheduler_operator_"+name {
-			continue
-		}
-		for _, m := range f.GetMetric() {
-			if len(m.GetLabel()) == 0 {
-				return m.GetCounter().GetValue() + m.GetGauge().GetValue(), true
-			}
-		}
-	}
-	return 0, false
+	m := metricstest.Series(t, "secondary_scheduler_operator_"+name, nil)
+	return m.GetCounter().GetValue() + m.GetGauge().GetValue(), m != nil
 }
 
 // rolloutCounts are rollouts_total and rollbacks_total.

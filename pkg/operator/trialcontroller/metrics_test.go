@@ -5,11 +5,11 @@ import (
 	"time"
 
 	dto "github.com/prometheus/client_model/go"
-	"k8s.io/component-base/metrics/legacyregistry"
 	clocktesting "k8s.io/utils/clock/testing"
 
 	secondaryschedulerv1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/metrics"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/metrics/metricstest"
 	"github.com/openshift/secondary-scheduler-operator/pkg/trial"
 )
 
@@ -17,21 +17,7 @@ import (
 func byVerdict(t *testing.T, name string, verdict secondaryschedulerv1.TrialVerdict) *dto.Metric {
 	t.Helper()
 	metrics.Register()
-	families, err := legacyregistry.DefaultGatherer.Gather()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range families {
-		if f.GetName() != "secondary_scheduler_operator_"+name {
-			continue
-		}
-		for _, m := range f.GetMetric() {
-			if l := m.GetLabel(); len(l) == 1 && l[0].GetName() == "verdict" && l[0].GetValue() == string(verdict) {
-				return m
-			}
-		}
-	}
-	return nil
+	return metricstest.Series(t, "secondary_scheduler_operator_"+name, map[string]string{"verdict": string(verdict)})
 }
 
 // TestATrialIsCountedByItsVerdict: a trial that reaches a verdict counts

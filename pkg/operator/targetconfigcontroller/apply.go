@@ -74,10 +74,12 @@ func (c *targetConfigController) apply(ctx context.Context, recorder events.Reco
 
 // countRollout counts a pod template that decision applied over live, once:
 // a cache still behind this controller's write shows the next sync the
-// template before it, and that sync applies the same template again.
+// template before it, and that sync applies the same template again. A
+// Deployment created (live is nil) always counts: with a cache behind, the
+// create fails (it exists) and nothing is counted.
 func (c *targetConfigController) countRollout(live *appsv1.Deployment, decision rollout.Decision) {
 	applied := rollout.TemplateHash(decision.Deployment)
-	if applied == "" || applied == rollout.TemplateHash(live) || applied == c.lastRolled {
+	if applied == "" || applied == rollout.TemplateHash(live) || (live != nil && applied == c.lastRolled) {
 		return
 	}
 	c.lastRolled = applied

@@ -70,4 +70,7 @@ func TestCountRolloutOnce(t *testing.T) {
 	expectRolled(t, "rolled back to t1", before, 1, 1)
 	c.countRollout(nil, rollout.Decision{Action: rollout.RollOut, Deployment: next})
 	expectRolled(t, "t2 again, onto a Deployment made anew", before, 2, 1)
+	// Removed, then Managed again: the same template, on a new Deployment.
+	c.countRollout(nil, rollout.Decision{Action: rollout.RollOut, Deployment: next})
+	expectRolled(t, "t2 once more, on a Deployment made anew after Removed", before, 3, 1)
 }

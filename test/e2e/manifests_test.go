@@ -36,13 +36,19 @@ var releaseAnnotations = []string{
 // (create-only: created once, never reverted).
 var optionalGroups = map[string]bool{"config.openshift.io": true, "monitoring.coreos.com": true}
 
+// openshiftNamespaces are namespaces only OpenShift has: objects in them live
+// in manifests/optional/ too, whatever their API group (the console's
+// dashboard ConfigMap in openshift-config-managed).
+var openshiftNamespaces = map[string]bool{"openshift-config-managed": true}
+
 const createOnlyAnnotation = "release.openshift.io/create-only"
 
 // TestManifests (offline): every manifest object carries the release
-// annotations; manifests/ itself holds only APIs plain Kubernetes serves (the
-// e2e run applies it before any OpenShift CRD exists) and nothing create-only;
-// manifests/optional holds only the others; the operator Deployment's image is the one image-references
-// lets the release payload replace.
+// annotations; manifests/ itself holds only APIs plain Kubernetes serves, in
+// namespaces it has (the e2e run applies it before any OpenShift CRD exists),
+// and nothing create-only; manifests/optional holds only the others; the
+// operator Deployment's image is the one image-references lets the release
+// payload replace.
 func TestManifests(t *testing.T) {
 	for _, dir := range []string{"manifests", "manifests/optional"} {
 		files, err := filepath.Glob(repoPath(t, dir, "*.yaml"))
@@ -60,12 +66,15 @@ func TestManifests(t *testing.T) {
 				}
 				group := obj.GroupVersionKind().Group
 				createOnly := obj.GetAnnotations()[createOnlyAnnotation] == "true"
+				openshiftOnly := openshiftNamespaces[obj.GetNamespace()]
 				switch optional := dir == "manifests/optional"; {
 				case !optional && optionalGroups[group]:
 					t.Errorf("%s (API group %q) belongs in manifests/optional/: plain Kubernetes does not serve it", what, group)
+				case !optional && openshiftOnly:
+					t.Errorf("%s belongs in manifests/optional/: plain Kubernetes has no namespace %s", what, obj.GetNamespace())
 				case !optional && createOnly:
 					t.Errorf("%s belongs in manifests/optional/: it is %s, which `kubectl apply -f manifests/` ignores", what, createOnlyAnnotation)
-				case optional && !optionalGroups[group] && !createOnly:
+				case optional && !optionalGroups[group] && !createOnly && !openshiftOnly:
 					t.Errorf("%s belongs in manifests/: plain Kubernetes serves API group %q", what, group)
 				}
 				if !strings.HasPrefix(filepath.Base(f), "0000_") {

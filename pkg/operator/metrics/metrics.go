@@ -88,7 +88,9 @@ var (
 func Register() {
 	registerOnce.Do(func() {
 		legacyregistry.MustRegister(buildInfo, syncs, syncDuration, configValid, operandReadyReplicas, operandPodsOnStaleConfig, unservedPods)
-		legacyregistry.CustomMustRegister(simulators)
+		legacyregistry.MustRegister(rolloutCollectors()...)
+		legacyregistry.CustomMustRegister(simulators, &heldChangeCollector{})
+		initRolloutMetrics()
 		v := version.Get()
 		buildInfo.WithLabelValues(v.GitVersion, v.GitCommit, v.GoVersion).Set(1)
 	})

@@ -44,6 +44,14 @@ func Complete(d *appsv1.Deployment) bool {
 	return d.Generation == s.ObservedGeneration && s.UpdatedReplicas >= want && s.Replicas == s.UpdatedReplicas && s.AvailableReplicas >= want
 }
 
+// TemplateHash identifies d's pod template; "" for no Deployment.
+func TemplateHash(d *appsv1.Deployment) string {
+	if d == nil {
+		return ""
+	}
+	return d.Spec.Template.Annotations[names.TemplateHashAnnotation]
+}
+
 // Observe reads the Deployment and its pods. A new pod whose container exited
 // with an error has failed at once (a scheduler that refuses its
 // configuration exits within a second); anything else that keeps the rollout
@@ -51,7 +59,7 @@ func Complete(d *appsv1.Deployment) bool {
 func Observe(d *appsv1.Deployment, pods []*corev1.Pod) Observed {
 	o := Observed{Current: secondaryschedulerv1.Rollout{
 		ConfigHash:   d.Spec.Template.Annotations[names.ConfigHashAnnotation],
-		TemplateHash: d.Spec.Template.Annotations[names.TemplateHashAnnotation],
+		TemplateHash: TemplateHash(d),
 	}}
 	if d.Status.ObservedGeneration != d.Generation {
 		return o // the Deployment controller has not seen this template yet

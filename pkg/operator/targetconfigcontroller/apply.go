@@ -7,6 +7,7 @@ import (
 
 	"github.com/openshift/library-go/pkg/operator/events"
 	"github.com/openshift/library-go/pkg/operator/resource/resourceapply"
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -16,6 +17,7 @@ import (
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/cached"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/deploymentapply"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/extrarbac"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/metrics"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/rollout"
@@ -54,6 +56,7 @@ func (c *targetConfigController) apply(ctx context.Context, recorder events.Reco
 		return c.applyFailed(ctx, ss, own, err, fmt.Sprintf("applying Deployment %s/%s: %v", decision.Deployment.Namespace, decision.Deployment.Name, err))
 	}
 	step(ctx, "Deployment applied")
+	c.countRollout(in.Live, decision)
 	keep := rollout.InUse(objs.ConfigHash, decision.Record, deployment, in.Pods)
 	if err := c.pruneConfigMaps(ctx, recorder, keep, ss.Spec.SchedulerConfig, rollout.RetainedConfigs); err != nil {
 		return c.applyFailed(ctx, ss, own, err, err.Error())
@@ -67,6 +70,20 @@ func (c *targetConfigController) apply(ctx context.Context, recorder events.Reco
 	step(ctx, "former bindings deleted")
 	c.conflicts = 0
 	return c.rolledOut(ctx, ss, own, objs, deployment, decision)
+}
+
+// countRollout counts a pod template that decision applied over live, once:
+// a cache still behind this controller's write shows the next sync the
+// template before it, and that sync applies the same template again. A
+// Deployment created (live is nil) always counts: with a cache behind, the
+// create fails (it exists) and nothing is counted.
+func (c *targetConfigController) countRollout(live *appsv1.Deployment, decision rollout.Decision) {
+	applied := rollout.TemplateHash(decision.Deployment)
+	if applied == "" || applied == rollout.TemplateHash(live) || (live != nil && applied == c.lastRolled) {
+		return
+	}
+	c.lastRolled = applied
+	metrics.CountRollout(decision.Action == rollout.RollBack)
 }
 
 // applyConfigMap creates the desired config ConfigMap. One of that name that

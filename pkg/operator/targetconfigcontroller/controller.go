@@ -78,6 +78,8 @@ type targetConfigController struct {
 	recorderOn func(*secondaryschedulerv1.SecondaryScheduler) events.Recorder
 	// conflicts counts the applies in a row that met a conflict.
 	conflicts int
+	// lastRolled is the pod template this process last counted as rolled out.
+	lastRolled string
 }
 
 // NewTargetConfigController returns the controller. kubeClient should read
@@ -150,12 +152,14 @@ func (c *targetConfigController) sync(ctx context.Context, syncCtx factory.SyncC
 	}
 	recorder := syncCtx.Recorder()
 	if ss.DeletionTimestamp != nil {
+		metrics.ForgetHeldChange()
 		return c.finalize(ctx, recorder, ss.Spec.SchedulerConfig)
 	}
 	own := c.ownStatus(ss)
 	switch ss.Spec.ManagementState {
 	case operatorv1.Unmanaged:
 		metrics.ForgetConfigValid()
+		metrics.ForgetHeldChange()
 		return nil
 	case operatorv1.Removed:
 		metrics.ForgetConfigValid()

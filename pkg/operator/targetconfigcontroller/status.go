@@ -19,6 +19,7 @@ import (
 	secondaryschedulerv1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1"
 	secondaryschedulerapply "github.com/openshift/secondary-scheduler-operator/pkg/generated/applyconfiguration/operator/v1"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/message"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/metrics"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/report"
@@ -203,6 +204,7 @@ func (c *targetConfigController) setCondition(ctx context.Context, ss *secondary
 	if err := c.applyStatus(ctx, own); err != nil {
 		return err
 	}
+	metrics.SetHeldChange(heldChange(own.trialRequest, ss.Status.LastTrial))
 	report.Transition(c.recorderOn(ss), previous, condition)
 	return nil
 }

@@ -156,9 +156,11 @@ func operandNamespace() *corev1.Namespace {
 
 func TestSyncRollsOut(t *testing.T) {
 	f := newSyncFixture(t, newSecondaryScheduler(), operandNamespace())
+	counted := countRollouts(t)
 	if err := f.sync(t); err != nil {
 		t.Fatal(err)
 	}
+	expectRolled(t, "the first rollout", counted, 1, 0)
 	status, reason, _ := f.op.condition(t)
 	if status != operatorv1.ConditionFalse || reason != "AsExpected" {
 		t.Errorf("condition %s %s, want False AsExpected", status, reason)
@@ -174,6 +176,11 @@ func TestSyncRollsOut(t *testing.T) {
 	if f.renders != 1 {
 		t.Errorf("rendered %d times, want 1", f.renders)
 	}
+	// Whether or not the cache has the Deployment yet, nothing new rolls.
+	if err := f.sync(t); err != nil {
+		t.Fatal(err)
+	}
+	expectRolled(t, "the first rollout, synced again", counted, 1, 0)
 }
 
 func TestSyncRemoved(t *testing.T) {
@@ -335,9 +342,11 @@ func TestSyncRolloutFailedRollsBack(t *testing.T) {
 	}
 	f := newSyncFixture(t, ss, operandNamespace(), user, good.ConfigMap, desired.ConfigMap, live, crashing)
 	f.c.clock = clocktesting.NewFakePassiveClock(time.Unix(1000, 0))
+	counted := countRollouts(t)
 	if err := f.sync(t); err != nil {
 		t.Fatal(err)
 	}
+	expectRolled(t, "a rollback", counted, 0, 1)
 	status, reason, msg := f.op.condition(t)
 	if status != operatorv1.ConditionTrue || reason != reasonRolloutFailed || !strings.Contains(msg, "plugin Nope does not exist") ||
 		!strings.Contains(msg, "Rolled back to configuration "+good.ConfigHash[:12]) {
@@ -353,6 +362,12 @@ func TestSyncRolloutFailedRollsBack(t *testing.T) {
 	if f.c.own.record.FailedRollout == nil || f.c.own.record.FailedRollout.TemplateHash != desired.TemplateHash {
 		t.Errorf("failed rollout recorded as %+v", f.c.own.record.FailedRollout)
 	}
+	// The next sync finds the rolled-back template, or a cache still behind
+	// the patch: the rollback is not counted again either way.
+	if err := f.sync(t); err != nil {
+		t.Fatal(err)
+	}
+	expectRolled(t, "a rollback, synced again", counted, 0, 1)
 }
 
 func userConfig(profiles string) *corev1.ConfigMap {

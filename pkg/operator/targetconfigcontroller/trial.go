@@ -1,6 +1,8 @@
 package targetconfigcontroller
 
 import (
+	"time"
+
 	operatorv1 "github.com/openshift/api/operator/v1"
 
 	secondaryschedulerv1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1"
@@ -40,4 +42,16 @@ func trialConditions(required bool, decision rollout.Decision) (blocked, progres
 		blocked.Status, blocked.Reason, blocked.Message = operatorv1.ConditionTrue, "TrialBlocked", message
 	}
 	return blocked, progressing
+}
+
+// heldChange is the key of the change held for a trial ("" when none is)
+// and the start of its latest trial (zero when none of it started).
+func heldChange(req *secondaryschedulerv1.TrialRequest, last *secondaryschedulerv1.TrialResult) (string, time.Time) {
+	if req == nil {
+		return "", time.Time{}
+	}
+	if last == nil || last.Key != req.Key {
+		return req.Key, time.Time{}
+	}
+	return req.Key, last.StartedAt.Time
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	operatorv1 "github.com/openshift/api/operator/v1"
 	appsv1 "k8s.io/api/apps/v1"
@@ -50,6 +51,15 @@ func TestSyncGatesAChangeOnItsTrial(t *testing.T) {
 	live := running.Deployment.DeepCopy()
 	live.Generation, live.Status = 1, appsv1.DeploymentStatus{ObservedGeneration: 1, Replicas: 1, UpdatedReplicas: 1, AvailableReplicas: 1}
 	f := newSyncFixture(t, ss, operandNamespace(), user, running.ConfigMap, live)
+	counted := countRollouts(t)
+	heldAge := func() float64 {
+		t.Helper()
+		age, ok := operatorMetric(t, "held_change_age_seconds")
+		if !ok {
+			t.Fatal("held_change_age_seconds has no series after a sync")
+		}
+		return age
+	}
 	liveHash := func() string {
 		d, err := f.kube.AppsV1().Deployments(names.OperandNamespace).Get(context.Background(), names.OperandName, metav1.GetOptions{})
 		if err != nil {
@@ -85,13 +95,22 @@ func TestSyncGatesAChangeOnItsTrial(t *testing.T) {
 	if status, reason, _ := f.op.condition(t); status != operatorv1.ConditionFalse || reason != "HeldForTrial" {
 		t.Errorf("%s %s %s, want False HeldForTrial", ConditionType, status, reason)
 	}
+	if age := heldAge(); age < 0 || age > 60 {
+		t.Errorf("held_change_age_seconds %g right after the change was held, want about 0", age)
+	}
 
 	// The trial controller's answer, through status alone.
 	ss.Status.LastTrial = &secondaryschedulerv1.TrialResult{Key: *req.Key, ConfigHash: desired.ConfigHash, Image: ss.Spec.SchedulerImage,
 		Verdict: secondaryschedulerv1.TrialBlocked, Message: "blocked: 6 newly unschedulable (at most 0 allowed)",
-		Counts: &secondaryschedulerv1.TrialCounts{Units: 6, NewlyUnschedulable: 6}, Gate: &secondaryschedulerv1.TrialGate{}}
+		Counts: &secondaryschedulerv1.TrialCounts{Units: 6, NewlyUnschedulable: 6}, Gate: &secondaryschedulerv1.TrialGate{},
+		// Its trial started two hours ago: the held change is that old, also
+		// to an operator that has just started.
+		StartedAt: metav1.NewTime(time.Now().Add(-2 * time.Hour))}
 	if err := f.sync(t); err != nil {
 		t.Fatal(err)
+	}
+	if age := heldAge(); age < 7200 || age > 7200+60 {
+		t.Errorf("held_change_age_seconds %g while blocked by a trial started 2 hours ago, want about 7200", age)
 	}
 	status, reason, msg, _ := f.op.trialCondition()
 	if status != operatorv1.ConditionTrue || reason != "TrialBlocked" || !strings.Contains(msg, "6 newly unschedulable") {
@@ -112,6 +131,10 @@ func TestSyncGatesAChangeOnItsTrial(t *testing.T) {
 	if got := liveHash(); got != desired.ConfigHash {
 		t.Errorf("after the trial allowed it the Deployment runs %s, want %s", got, desired.ConfigHash)
 	}
+	if age := heldAge(); age != 0 {
+		t.Errorf("held_change_age_seconds %g once the change rolled out, want 0", age)
+	}
+	expectRolled(t, "held, then allowed", counted, 1, 0)
 	if status, reason, _, _ := f.op.trialCondition(); status != operatorv1.ConditionFalse || reason != "AsExpected" {
 		t.Errorf("TrialBlocked %s %s after the rollout, want False AsExpected", status, reason)
 	}

@@ -18,6 +18,7 @@ import (
 	secondaryschedulerv1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1"
 	secondaryschedulerapply "github.com/openshift/secondary-scheduler-operator/pkg/generated/applyconfiguration/operator/v1"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/message"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/metrics"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render/schedulerconfig"
@@ -50,6 +51,7 @@ func (c *controller) execute(ctx context.Context, ss *secondaryschedulerv1.Secon
 	finished := metav1.NewTime(c.clock.Now())
 	result.FinishedAt = &finished
 	judge(&result, req.Gate, report, err)
+	metrics.ObserveTrial(result.Verdict, finished.Sub(result.StartedAt.Time))
 	if err != nil {
 		result.Message = message.Bounded(fmt.Sprintf("%s\nIt is tried again at %s, or at once when an input changes.",
 			result.Message, finished.Add(RetryFailedTrialAfter).UTC().Format("15:04:05Z")), maxMessage)

@@ -95,7 +95,8 @@ func TestMustGather(t *testing.T) {
 	}
 	serveLog(t, logs, names.OperandNamespace, sched.Pod.Name, names.OperandName, sched.LogPath)
 
-	dest := filepath.Join(t.TempDir(), "must-gather")
+	// In the run's work directory, which hack/test-e2e.sh keeps after a failure.
+	dest := c.testDir(t, "must-gather")
 	c.gather(t, logs, dest)
 
 	want := []string{

@@ -14,7 +14,7 @@ VERSION_PKG := github.com/openshift/secondary-scheduler-operator/pkg/version
 LDFLAGS := -X $(VERSION_PKG).versionFromGit=$(GIT_VERSION) -X $(VERSION_PKG).commitFromGit=$(GIT_COMMIT) \
 	-X $(VERSION_PKG).buildDate=$(shell date -u +%Y-%m-%dT%H:%M:%SZ)
 
-.PHONY: all build test prereqs promtool test-unit test-rules test-configdiff test-integration test-e2e test-faults bench verify update update-codegen vendor controlplane clean
+.PHONY: all build test prereqs promtool test-unit test-bundle test-rules test-configdiff test-integration test-e2e test-faults bench verify update update-codegen vendor controlplane clean
 
 all: build
 
@@ -37,7 +37,14 @@ prereqs:
 	hack/prereqs.sh $(PREREQS_FLAGS)
 
 test-unit:
-	go test ./cmd/... ./pkg/... ./test/manifests/... ./test/bench/benchreport/...
+	go test ./cmd/... ./pkg/... ./test/manifests/... ./test/bench/benchreport/... ./hack/olm-bundle/...
+
+# The OLM bundle of manifests/olm (make update generates it) through
+# operator-framework's own bundle validation, in its own module, not vendored.
+# -trimpath as above: the packages it shares with the operator (at the same
+# versions, hack/olm-bundle/validate/go.mod) come from the unit tests' builds.
+test-bundle:
+	cd hack/olm-bundle/validate && GOWORK=off GOFLAGS="-mod=readonly -buildvcs=false -trimpath" go test ./... -count=1
 
 # The alerts of the PrometheusRule in manifests/optional, by a real promtool
 # (built from hack/tools/promtool), on the synthetic series in test/rules/testdata.

@@ -22,6 +22,7 @@ cd "${root}"
 steps=(
   prereqs:prereqs
   test-unit:test-unit
+  test-bundle:test-bundle
   build-promtool:promtool
   test-rules:test-rules
   build-controlplane:controlplane

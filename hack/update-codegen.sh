@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Regenerates deepcopy, CRDs, OpenAPI definitions, clientset, listers, informers and
-# apply configurations (with their Extract functions).
+# apply configurations (with their Extract functions), and the OLM bundle.
 # The generators come from the tool modules under hack/tools (not vendored).
 set -euo pipefail
 
@@ -89,3 +89,8 @@ kube::codegen::gen_client \
   --output-pkg "$module/pkg/generated" \
   --boilerplate "$root/hack/boilerplate.go.txt" \
   "$root/pkg/apis"
+
+# The OLM bundle, its catalog entry and images/bundle.Dockerfile, from the
+# manifests above and manifests/olm/config.yaml. The Makefile's flags: the
+# packages it builds are then those go vet and the unit tests build too.
+GOFLAGS="-mod=vendor -buildvcs=false -trimpath" go run ./hack/olm-bundle

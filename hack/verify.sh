@@ -32,7 +32,7 @@ if [[ -n "$ci_readers" ]]; then
 fi
 
 # Regenerate into the work tree and compare every generated file's content before and after.
-generated=(pkg/apis pkg/generated manifests vendor go.mod go.sum)
+generated=(pkg/apis pkg/generated manifests images/bundle.Dockerfile vendor go.mod go.sum)
 fingerprint() { git ls-files -co --exclude-standard -- "${generated[@]}" | sort | xargs sha256sum; }
 before=$(mktemp)
 trap 'rm -f "$before"' EXIT

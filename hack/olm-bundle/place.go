@@ -175,7 +175,7 @@ func place(docs []doc) (*placement, error) {
 				p.clusterPermissions = append(p.clusterPermissions, rules...)
 				p.elsewhere = append(p.elsewhere, reasoned{d, "the CSV's clusterPermissions, with the rules of the Role it binds: OLM binds only in the operator's namespace"})
 			}
-		case "Service", "ServiceMonitor", "PrometheusRule":
+		case "Service", "ServiceMonitor", "PrometheusRule", "ConfigMap":
 			p.bundleOrOutside(d, opNamespace)
 		case "NetworkPolicy":
 			p.outside = append(p.outside, reasoned{d, reasonNetworkPolicy})

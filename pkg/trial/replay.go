@@ -1,19 +1,37 @@
 package trial
 
 import (
-	"container/heap"
 	"fmt"
+	"math"
 	"sort"
-	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 )
 
-// MaxPendingReplay bounds the pending pods a trial replays: each is held
-// decoded from the snapshot to the verdict. More pending pods than this
-// refuse the trial, with a message that says so.
-const MaxPendingReplay = 5000
+// ReplayBounds bound the replay set: at most Pending of the pending pods the
+// trial's schedulers serve, and the Bound pods they bound last, each shared
+// fairly among namespaces (fairSample).
+type ReplayBounds struct {
+	Pending int `json:"pending"`
+	Bound   int `json:"bound"`
+}
+
+// heldSize is the heap a trimmed pod takes decoded, as the replay set is
+// held, for the snapshot's bound, which counts what the operator holds. Its
+// label and annotation strings take what they encode to; every other field
+// up to 8 times its encoding (200 node affinity terms: 7.6), and a pod 1.2
+// KiB besides (BenchmarkSelectHolds measures all three).
+func heldSize(p *corev1.Pod) int {
+	strs := 0
+	for _, m := range []map[string]string{p.Labels, p.Annotations} {
+		for k, v := range m {
+			strs += len(k) + len(v)
+		}
+	}
+	const structFactor, perPod = 8, 1536
+	return structFactor*max(p.Size()-strs, 0) + strs + perPod
+}
 
 // BoundPods are a snapshot's bound pods, each held in its protobuf encoding:
 // decoded, a trimmed pod takes about ten times as much heap
@@ -46,90 +64,103 @@ func (b *BoundPods) At(i int) (*corev1.Pod, error) {
 }
 
 // SelectReplay splits pods into the bound pods that stay on their node and the
-// replay set, trimmed. The replay set is every pending, ungated pod naming one
-// of schedulerNames (at most MaxPendingReplay), and the last n running pods
-// those schedulers bound, by binding time (the PodScheduled condition's
-// transition; creation time when a pod has none), with their node cleared.
-// Finished and deleted pods hold no resources and are left out.
-func SelectReplay(pods []corev1.Pod, schedulerNames []string, n int) (BoundPods, []corev1.Pod, error) {
-	sel := newReplaySelector(schedulerNames, n)
+// replay set, trimmed. The replay set is a fair sample (fairSample) of the
+// pending, ungated pods naming one of schedulerNames, the oldest of each
+// namespace first, and of the running pods those schedulers bound, the last
+// bound (the PodScheduled condition's transition; creation time when a pod
+// has none) of each namespace first, with their node cleared. Finished and
+// deleted pods hold no resources and are left out, and so are pods with
+// resource claims, which a sandbox cannot hold faithfully.
+func SelectReplay(pods []corev1.Pod, schedulerNames []string, bounds ReplayBounds) (BoundPods, []corev1.Pod, []NamespaceSample, error) {
+	sel := newReplaySelector(schedulerNames, bounds, &snapshotSize{limit: math.MaxInt, byNamespace: map[string]int{}})
 	for i := range pods {
-		if _, err := sel.add(&pods[i]); err != nil {
-			return BoundPods{}, nil, err
+		if err := sel.add(&pods[i]); err != nil {
+			return BoundPods{}, nil, nil, err
 		}
 	}
-	bound, replay := sel.finish()
-	return bound, replay, nil
+	bound, replay, sampled := sel.finish()
+	return bound, replay, sampled, nil
 }
 
 // replaySelector is SelectReplay on pods as their list pages arrive: a bound
-// pod is encoded at once, and of those the schedulers bound only the last n
-// are held decoded.
+// pod is encoded at once, and only the sampled ones are held decoded. It
+// counts what it holds in size.
 type replaySelector struct {
 	ours    map[string]bool
-	names   []string
-	n       int
+	size    *snapshotSize
 	bound   BoundPods
-	recent  byBindingTime
-	pending []corev1.Pod
+	recent  *fairSample
+	pending *fairSample
+	leftOut map[string]int
 }
 
-func newReplaySelector(schedulerNames []string, n int) *replaySelector {
+func newReplaySelector(schedulerNames []string, bounds ReplayBounds, size *snapshotSize) *replaySelector {
 	ours := map[string]bool{}
 	for _, name := range schedulerNames {
 		ours[name] = true
 	}
-	return &replaySelector{ours: ours, names: schedulerNames, n: max(n, 0)}
+	return &replaySelector{ours: ours, size: size, leftOut: map[string]int{},
+		recent:  newFairSample(bounds.Bound, func(a, b *corev1.Pod) bool { return byBindingTime(b, a) }),
+		pending: newFairSample(bounds.Pending, byCreation)}
 }
 
-// add takes one pod and returns the bytes of it the selector now holds.
-func (s *replaySelector) add(p *corev1.Pod) (int, error) {
+// add takes one pod.
+func (s *replaySelector) add(p *corev1.Pod) error {
 	if !holdsResources(p) {
-		return 0, nil
+		return nil
 	}
+	ours := s.ours[p.Spec.SchedulerName]
 	switch {
-	case p.Spec.NodeName == "" && s.ours[p.Spec.SchedulerName] && len(p.Spec.SchedulingGates) == 0:
-		if len(s.pending) == MaxPendingReplay {
-			return 0, fmt.Errorf("more than %d pods are pending for %s: a trial replays at most %d; "+
-				"roll this change out with spec.rollout.strategy Direct", MaxPendingReplay, strings.Join(s.names, ", "), MaxPendingReplay)
+	case p.Spec.NodeName == "" && ours && len(p.Spec.SchedulingGates) == 0:
+		if len(p.Spec.ResourceClaims) > 0 {
+			s.leftOut[p.Namespace]++
+			return nil
 		}
 		kept := selectable(p)
-		s.pending = append(s.pending, kept)
-		return kept.Size(), nil
+		s.size.change(p.Namespace, heldSize(&kept))
+		if dropped, ok := s.pending.add(kept); ok {
+			s.size.change(dropped.Namespace, -heldSize(dropped))
+		}
+		return nil
 	case p.Spec.NodeName == "":
 		// Another scheduler's, or gated: it holds nothing in either arm.
-		return 0, nil
-	case s.ours[p.Spec.SchedulerName]:
+		return nil
+	case ours && len(p.Spec.ResourceClaims) == 0:
 		kept := selectable(p)
-		heap.Push(&s.recent, kept)
-		if s.recent.Len() > s.n {
-			oldest := heap.Pop(&s.recent).(corev1.Pod)
-			if _, err := s.bound.Add(TrimPod(&oldest)); err != nil {
-				return 0, err
-			}
+		s.size.change(p.Namespace, heldSize(&kept))
+		if dropped, ok := s.recent.add(kept); ok {
+			s.size.change(dropped.Namespace, -heldSize(dropped))
+			return s.keepBound(dropped)
 		}
-		return kept.Size(), nil
+		return nil
 	default:
-		return s.bound.Add(TrimPod(p))
+		if ours {
+			s.leftOut[p.Namespace]++
+		}
+		return s.keepBound(p)
 	}
 }
 
-// finish returns the bound pods and the replay set: the last n bound, oldest
-// first, then the pending ones by creation, as the pods came.
-func (s *replaySelector) finish() (BoundPods, []corev1.Pod) {
-	recent := []corev1.Pod(s.recent)
-	sort.SliceStable(recent, func(i, j int) bool { return s.recent.Less(i, j) })
-	sort.SliceStable(s.pending, func(i, j int) bool {
-		return s.pending[i].CreationTimestamp.Before(&s.pending[j].CreationTimestamp)
-	})
-	replay := make([]corev1.Pod, 0, len(recent)+len(s.pending))
-	for i := range recent {
-		replay = append(replay, replayed(&recent[i]))
+func (s *replaySelector) keepBound(p *corev1.Pod) error {
+	n, err := s.bound.Add(TrimPod(p))
+	s.size.change(p.Namespace, n)
+	return err
+}
+
+// finish returns the bound pods, the replay set (the recently bound, oldest
+// first, then the pending by creation, as they came) and what was sampled of
+// each namespace.
+func (s *replaySelector) finish() (BoundPods, []corev1.Pod, []NamespaceSample) {
+	recent, pending := s.recent.pods(), s.pending.pods()
+	sort.Slice(recent, func(i, j int) bool { return byBindingTime(&recent[i], &recent[j]) })
+	sort.Slice(pending, func(i, j int) bool { return byCreation(&pending[i], &pending[j]) })
+	replay := make([]corev1.Pod, 0, len(recent)+len(pending))
+	for _, group := range [][]corev1.Pod{recent, pending} {
+		for i := range group {
+			replay = append(replay, replayed(&group[i]))
+		}
 	}
-	for i := range s.pending {
-		replay = append(replay, replayed(&s.pending[i]))
-	}
-	return s.bound, replay
+	return s.bound, replay, samples(s.pending, s.recent, s.leftOut)
 }
 
 // holdsResources tells a pod that can count in a trial: finished and deleted
@@ -157,28 +188,28 @@ func replayed(p *corev1.Pod) corev1.Pod {
 	return out
 }
 
-// byBindingTime is a min-heap of pods by when they were bound, then by
-// namespace and name, so that equal times order the same on every run.
-type byBindingTime []corev1.Pod
-
-func (h byBindingTime) Len() int { return len(h) }
-func (h byBindingTime) Less(i, j int) bool {
-	ti, tj := boundAt(&h[i]), boundAt(&h[j])
-	if !ti.Equal(tj) {
-		return ti.Before(tj)
+// byBindingTime orders pods by when they were bound, then by namespace and
+// name, so that equal times order the same on every run.
+func byBindingTime(a, b *corev1.Pod) bool {
+	if ta, tb := boundAt(a), boundAt(b); !ta.Equal(tb) {
+		return ta.Before(tb)
 	}
-	if h[i].Namespace != h[j].Namespace {
-		return h[i].Namespace < h[j].Namespace
-	}
-	return h[i].Name < h[j].Name
+	return byName(a, b)
 }
-func (h byBindingTime) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
-func (h *byBindingTime) Push(x any)   { *h = append(*h, x.(corev1.Pod)) }
-func (h *byBindingTime) Pop() any {
-	old := *h
-	p := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return p
+
+// byCreation orders pods by when they were created, then by namespace and name.
+func byCreation(a, b *corev1.Pod) bool {
+	if !a.CreationTimestamp.Equal(&b.CreationTimestamp) {
+		return a.CreationTimestamp.Before(&b.CreationTimestamp)
+	}
+	return byName(a, b)
+}
+
+func byName(a, b *corev1.Pod) bool {
+	if a.Namespace != b.Namespace {
+		return a.Namespace < b.Namespace
+	}
+	return a.Name < b.Name
 }
 
 // boundAt is when a pod was bound, as near as the API tells.

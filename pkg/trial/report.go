@@ -22,6 +22,7 @@ func (r *Report) WriteText(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintf(tw, "Trial: current %s, candidate %s\n", r.Current.scheduler(), r.Candidate.scheduler())
 	fmt.Fprintf(tw, "Snapshot: %d nodes, %d bound pods, %d replayed\n", r.Snapshot.Nodes, r.Snapshot.Pods, r.Snapshot.Replay)
+	r.Snapshot.Sample.writeText(tw)
 	for _, a := range []ArmReport{r.Current, r.Candidate} {
 		fmt.Fprintf(tw, "  %s: %d bound, %d unschedulable, %d undecided\n", a.Name, a.Bound, a.Unschedulable, a.Undecided)
 	}
@@ -63,6 +64,28 @@ func (r *Report) WriteText(w io.Writer) error {
 	fmt.Fprintf(tw, "\nTimings: snapshot %s, sandbox start %s, seed %s, schedule %s, compare %s, total %s\n",
 		round(t.Snapshot), round(t.Start), round(t.Seed), round(t.Schedule), round(t.Compare), round(t.Total))
 	return tw.Flush()
+}
+
+// writeText says what was sampled, and names the namespaces not replayed in
+// full (at most ten).
+func (s Sample) writeText(w io.Writer) {
+	fmt.Fprintf(w, "  sampled: %d of %d pending pods, %d recently bound", s.PendingReplayed, s.Pending, s.BoundReplayed)
+	if s.LeftOut > 0 {
+		fmt.Fprintf(w, "; %d pods with resource claims left out", s.LeftOut)
+	}
+	fmt.Fprintln(w)
+	listed := 0
+	for _, n := range s.Namespaces {
+		if n.PendingReplayed == n.Pending && n.LeftOut == 0 || listed == 10 {
+			continue
+		}
+		listed++
+		fmt.Fprintf(w, "    %s: %d of %d pending, %d bound", n.Namespace, n.PendingReplayed, n.Pending, n.BoundReplayed)
+		if n.LeftOut > 0 {
+			fmt.Fprintf(w, ", %d left out", n.LeftOut)
+		}
+		fmt.Fprintln(w)
+	}
 }
 
 func orDash(s string) string {

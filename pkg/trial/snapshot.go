@@ -24,10 +24,12 @@ import (
 // siblings). Pods are bound pods, which stay on their node; Replay are the
 // pods both schedulers place, with their node cleared.
 type Snapshot struct {
-	Namespaces      []corev1.Namespace
-	Nodes           []corev1.Node
-	Pods            BoundPods
-	Replay          []corev1.Pod
+	Namespaces []corev1.Namespace
+	Nodes      []corev1.Node
+	Pods       BoundPods
+	Replay     []corev1.Pod
+	// Sampled is what the replay set holds of each namespace.
+	Sampled         []NamespaceSample
 	PVs             []corev1.PersistentVolume
 	PVCs            []corev1.PersistentVolumeClaim
 	Services        []corev1.Service
@@ -56,7 +58,8 @@ var crdResource = schema.GroupVersionResource{Group: "apiextensions.k8s.io", Ver
 
 // MaxSnapshotBytes bounds a snapshot: the trimmed objects it holds, in their
 // protobuf size (JSON for scheduler-plugins' objects), which is also about
-// the heap they take, bound pods being held encoded (BoundPods). Every object
+// the heap they take, bound pods being held encoded (BoundPods); the replay
+// set, held decoded, counts its heap (heldSize). Every object
 // is trimmed as its list page arrives, so what users put in objects that
 // scheduling does not read (annotations, env, managed fields) costs nothing;
 // what it does read (labels, affinity) stops here, with a message that names
@@ -65,21 +68,20 @@ var crdResource = schema.GroupVersionResource{Group: "apiextensions.k8s.io", Ver
 // Kubernetes supports in one cluster.
 const MaxSnapshotBytes = 128 << 20
 
-// Take reads a snapshot of src. The replay set is every pending pod naming one
-// of schedulerNames and the last replay pods those schedulers bound (see
-// SelectReplay). A cluster whose trimmed objects exceed MaxSnapshotBytes is
-// refused with an error that says so.
-func Take(ctx context.Context, src Source, schedulerNames []string, replay int) (*Snapshot, error) {
-	return take(ctx, src, schedulerNames, replay, MaxSnapshotBytes)
+// Take reads a snapshot of src. The replay set is a fair sample of the pending
+// pods naming one of schedulerNames and of the pods those schedulers bound
+// last, within bounds (see SelectReplay). A cluster whose trimmed objects
+// exceed MaxSnapshotBytes is refused with an error that says so.
+func Take(ctx context.Context, src Source, schedulerNames []string, bounds ReplayBounds) (*Snapshot, error) {
+	return take(ctx, src, schedulerNames, bounds, MaxSnapshotBytes)
 }
 
-func take(ctx context.Context, src Source, schedulerNames []string, replay, limit int) (*Snapshot, error) {
+func take(ctx context.Context, src Source, schedulerNames []string, bounds ReplayBounds, limit int) (*Snapshot, error) {
 	s := &Snapshot{}
-	pods := newReplaySelector(schedulerNames, replay)
-	steps := s.listSteps(src, pods)
 	size := &snapshotSize{limit: limit, byNamespace: map[string]int{}}
-	for _, step := range steps {
-		if err := pager.New(step.list).EachListItem(ctx, metav1.ListOptions{}, func(o runtime.Object) error {
+	pods := newReplaySelector(schedulerNames, bounds, size)
+	for _, step := range s.listSteps(src, pods) {
+		if err := newPager(step.list).EachListItem(ctx, metav1.ListOptions{}, func(o runtime.Object) error {
 			n, err := step.add(o)
 			if err != nil {
 				return err
@@ -89,13 +91,24 @@ func take(ctx context.Context, src Source, schedulerNames []string, replay, limi
 			return nil, fmt.Errorf("listing %s: %w", step.what, err)
 		}
 	}
-	s.Pods, s.Replay = pods.finish()
+	s.Pods, s.Replay, s.Sampled = pods.finish()
 	if src.Dynamic != nil {
 		if err := s.takeCustom(ctx, src.Dynamic, size); err != nil {
 			return nil, err
 		}
 	}
 	return s, nil
+}
+
+// listPageSize is the pagers' page: the objects of a page are held untrimmed
+// until it is read, and no page is read ahead (newPager).
+const listPageSize = 50
+
+func newPager(list pager.ListPageFunc) *pager.ListPager {
+	p := pager.New(list)
+	p.PageSize = listPageSize
+	p.PageBufferSize = 0
+	return p
 }
 
 // listStep reads one kind: each object its list pages bring goes to add,
@@ -139,7 +152,7 @@ func (s *Snapshot) listSteps(src Source, pods *replaySelector) []listStep {
 		{"runtimeclasses", listFn(src.Kube.NodeV1().RuntimeClasses().List), func(o runtime.Object) (int, error) {
 			return keep(&s.RuntimeClasses, TrimRuntimeClass(o.(*nodev1.RuntimeClass)))
 		}},
-		{"pods", listFn(core.Pods("").List), func(o runtime.Object) (int, error) { return pods.add(o.(*corev1.Pod)) }},
+		{"pods", listFn(core.Pods("").List), func(o runtime.Object) (int, error) { return 0, pods.add(o.(*corev1.Pod)) }},
 	}
 }
 
@@ -162,11 +175,24 @@ type snapshotSize struct {
 	byNamespace  map[string]int
 }
 
+// add counts the n bytes kept of o, read while listing what.
 func (z *snapshotSize) add(what string, o runtime.Object, n int) error {
-	z.total += n
-	if m, err := apimeta.Accessor(o); err == nil && m.GetNamespace() != "" {
-		z.byNamespace[m.GetNamespace()] += n
+	if m, err := apimeta.Accessor(o); err == nil {
+		z.change(m.GetNamespace(), n)
 	}
+	return z.check(what)
+}
+
+// change counts n more bytes (fewer, when negative) held of namespace ns
+// ("" for cluster-scoped objects).
+func (z *snapshotSize) change(ns string, n int) {
+	z.total += n
+	if ns != "" {
+		z.byNamespace[ns] += n
+	}
+}
+
+func (z *snapshotSize) check(what string) error {
 	if z.total <= z.limit {
 		return nil
 	}
@@ -207,7 +233,7 @@ func (s *Snapshot) takeCustom(ctx context.Context, dyn dynamic.Interface, size *
 		list := func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
 			return dyn.Resource(gvr).List(ctx, o)
 		}
-		if err := pager.New(list).EachListItem(ctx, metav1.ListOptions{}, func(o runtime.Object) error {
+		if err := newPager(list).EachListItem(ctx, metav1.ListOptions{}, func(o runtime.Object) error {
 			obj := TrimCustom(o.(*unstructured.Unstructured))
 			s.Custom = append(s.Custom, obj)
 			data, err := obj.MarshalJSON()

@@ -35,7 +35,7 @@ func TestSelectReplay(t *testing.T) {
 		pod("old", "ours", "n", 1, 0), pod("b2", "ours", "n", 2, 30), pod("b3", "ours", "n", 3, 20), pod("b1", "ours", "n", 4, 10),
 		pod("theirs", "default-scheduler", "n", 5, 5), pod("theirs-pending", "default-scheduler", "", 5, 0), done, gated,
 	}
-	encoded, replay, err := SelectReplay(pods, []string{"ours"}, 2)
+	encoded, replay, _, err := SelectReplay(pods, []string{"ours"}, ReplayBounds{Pending: 10, Bound: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +94,7 @@ func TestTakeTrimsAsItLists(t *testing.T) {
 		objects = append(objects, p)
 	}
 	src := Source{Kube: fake.NewClientset(objects...)}
-	s, err := take(context.Background(), src, []string{"ours"}, 10, 64<<10)
+	s, err := take(context.Background(), src, []string{"ours"}, ReplayBounds{Pending: 10, Bound: 10}, 64<<10)
 	if err != nil {
 		t.Fatalf("20 pods with 512 KiB each of annotations and env, under a 64 KiB bound: %v", err)
 	}
@@ -117,7 +117,7 @@ func TestTakeTrimsAsItLists(t *testing.T) {
 		objects = append(objects, p)
 	}
 	src = Source{Kube: fake.NewClientset(objects...)}
-	_, err = take(context.Background(), src, []string{"ours"}, 10, 64<<10)
+	_, err = take(context.Background(), src, []string{"ours"}, ReplayBounds{Pending: 10, Bound: 10}, 64<<10)
 	if err == nil || !strings.Contains(err.Error(), "over the 0.1 MiB a trial copies (reached while reading pods)") ||
 		!strings.Contains(err.Error(), "namespace labelled holds") || !strings.Contains(err.Error(), "spec.rollout.strategy Direct") {
 		t.Fatalf("10 pods with 14 KiB of labels each over a 64 KiB bound: got %v", err)
@@ -142,7 +142,7 @@ func BenchmarkTakeRetains(b *testing.B) {
 	for b.Loop() {
 		goruntime.GC()
 		goruntime.ReadMemStats(&before)
-		s, err := take(context.Background(), src, []string{"ours"}, 100, MaxSnapshotBytes)
+		s, err := take(context.Background(), src, []string{"ours"}, ReplayBounds{Pending: 1000, Bound: 100}, MaxSnapshotBytes)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -155,27 +155,5 @@ func BenchmarkTakeRetains(b *testing.B) {
 		b.ReportMetric(float64(int64(after.HeapAlloc)-int64(before.HeapAlloc))/(1<<20), "retained-MiB")
 		b.ReportMetric(float64(counted)/pods, "counted-bytes/pod")
 		goruntime.KeepAlive(s)
-	}
-}
-
-// TestSelectReplayRefusesTooManyPending: the pending pods a trial replays are
-// bounded; one more than MaxPendingReplay refuses the trial, naming the bound
-// and the schedulers.
-func TestSelectReplayRefusesTooManyPending(t *testing.T) {
-	pending := func(n int) []corev1.Pod {
-		pods := make([]corev1.Pod, n)
-		for i := range pods {
-			pods[i] = corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: fmt.Sprint("p-", i)},
-				Spec: corev1.PodSpec{SchedulerName: "ours"}}
-		}
-		return pods
-	}
-	if _, replay, err := SelectReplay(pending(MaxPendingReplay), []string{"ours"}, 0); err != nil || len(replay) != MaxPendingReplay {
-		t.Fatalf("%d pending pods: %d replayed, %v", MaxPendingReplay, len(replay), err)
-	}
-	_, _, err := SelectReplay(pending(MaxPendingReplay+1), []string{"ours"}, 0)
-	want := fmt.Sprintf("more than %d pods are pending for ours", MaxPendingReplay)
-	if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "strategy Direct") {
-		t.Fatalf("%d pending pods: %v, want an error with %q", MaxPendingReplay+1, err, want)
 	}
 }

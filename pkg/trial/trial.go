@@ -61,6 +61,8 @@ type SnapshotCounts struct {
 	Nodes  int `json:"nodes"`
 	Pods   int `json:"pods"`
 	Replay int `json:"replay"`
+	// Sample is how the replay set was drawn from each namespace.
+	Sample Sample `json:"sample"`
 }
 
 // Timings are the parts of a trial. The arms run side by side: Start, Seed
@@ -107,7 +109,8 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	compareStart := time.Now()
 	c := Compare(o.Snapshot.Replay, runs[0].outcome, runs[1].outcome)
 	r := &Report{Current: reports[0], Candidate: reports[1], Comparison: c, Verdict: o.Gate.Check(c),
-		Snapshot: SnapshotCounts{Nodes: len(o.Snapshot.Nodes), Pods: o.Snapshot.Pods.Len(), Replay: len(o.Snapshot.Replay)}}
+		Snapshot: SnapshotCounts{Nodes: len(o.Snapshot.Nodes), Pods: o.Snapshot.Pods.Len(), Replay: len(o.Snapshot.Replay),
+			Sample: summarize(o.Snapshot.Sampled)}}
 	r.Timings.Compare = time.Since(compareStart)
 	for _, a := range reports {
 		r.Timings.Start = max(r.Timings.Start, a.Start)

@@ -1,6 +1,7 @@
 package trial
 
 import (
+	"maps"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -43,7 +44,23 @@ func keptAnnotations(in map[string]string) map[string]string {
 // meta keeps the name, namespace, labels (selectors of affinity, spread and
 // PodGroups read them) and the annotations plugins read.
 func meta(m metav1.ObjectMeta) metav1.ObjectMeta {
-	return metav1.ObjectMeta{Name: m.Name, Namespace: m.Namespace, Labels: m.Labels, Annotations: keptAnnotations(m.Annotations)}
+	return metav1.ObjectMeta{Name: m.Name, Namespace: m.Namespace, Labels: keptLabels(m.Labels), Annotations: keptAnnotations(m.Annotations)}
+}
+
+// trialLabelPrefix is the prefix of the labels a trial sets in its sandboxes
+// (ReplayLabel): a live object carrying one is copied without it, or an arm
+// would count it among the pods it watches.
+const trialLabelPrefix = "trial.secondary-scheduler.openshift.io/"
+
+func keptLabels(in map[string]string) map[string]string {
+	for k := range in {
+		if strings.HasPrefix(k, trialLabelPrefix) {
+			out := maps.Clone(in)
+			maps.DeleteFunc(out, func(k, _ string) bool { return strings.HasPrefix(k, trialLabelPrefix) })
+			return out
+		}
+	}
+	return in
 }
 
 // TrimNode keeps a node's labels, taints, unschedulable flag, capacity,
@@ -81,7 +98,7 @@ func TrimPod(p *corev1.Pod) corev1.Pod {
 		PreemptionPolicy:          s.PreemptionPolicy,
 		RuntimeClassName:          s.RuntimeClassName,
 		HostNetwork:               s.HostNetwork,
-		Resources:                 s.Resources,
+		Resources:                 withoutClaims(s.Resources),
 		Containers:                trimContainers(s.Containers),
 		InitContainers:            trimContainers(s.InitContainers),
 	}}
@@ -97,12 +114,25 @@ func trimContainers(in []corev1.Container) []corev1.Container {
 	var out []corev1.Container
 	for _, c := range in {
 		out = append(out, corev1.Container{
-			Name: c.Name, Image: c.Image, Resources: c.Resources, Ports: c.Ports,
+			Name: c.Name, Image: c.Image, Resources: *withoutClaims(&c.Resources), Ports: c.Ports,
 			// A restartable init container (a sidecar) counts in the pod's requests.
 			RestartPolicy: c.RestartPolicy,
 		})
 	}
 	return out
+}
+
+// withoutClaims drops the resource claims of r: a sandbox holds no
+// ResourceClaims, and a pod naming one it lacks is refused. Pods that claim
+// devices are not replayed (SelectReplay); bound ones keep their other
+// resources.
+func withoutClaims(r *corev1.ResourceRequirements) *corev1.ResourceRequirements {
+	if r == nil || len(r.Claims) == 0 {
+		return r
+	}
+	out := *r
+	out.Claims = nil
+	return &out
 }
 
 // trimVolume keeps claims and the volume kinds VolumeRestrictions,
@@ -218,7 +248,7 @@ func TrimCustom(u *unstructured.Unstructured) unstructured.Unstructured {
 	out.SetKind(u.GetKind())
 	out.SetName(u.GetName())
 	out.SetNamespace(u.GetNamespace())
-	out.SetLabels(u.GetLabels())
+	out.SetLabels(keptLabels(u.GetLabels()))
 	out.SetAnnotations(keptAnnotations(u.GetAnnotations()))
 	if spec, ok := u.Object["spec"]; ok {
 		out.Object["spec"] = runtime.DeepCopyJSONValue(spec)

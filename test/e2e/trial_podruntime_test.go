@@ -41,7 +41,7 @@ func TestTrialPodRuntime(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	snap, err := trial.Take(ctx, trial.Source{Kube: c.admin.Kube, Dynamic: dyn}, []string{"secondary-scheduler"}, 2)
+	snap, err := trial.Take(ctx, trial.Source{Kube: c.admin.Kube, Dynamic: dyn}, []string{"secondary-scheduler"}, trial.ReplayBounds{Pending: 1000, Bound: 2})
 	if err != nil {
 		t.Fatal(err)
 	}

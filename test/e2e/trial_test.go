@@ -190,12 +190,16 @@ func checkBlockedGang(t *testing.T, r *trial.Report, ns string) {
 
 // runTrial runs the trial command against the stack with the input files of
 // files, and decodes its JSON report.
-func (c *cluster) runTrial(t *testing.T, files []string, inspect func(string, *rest.Config) error) (*trial.Report, error) {
+func (c *cluster) runTrial(t *testing.T, files []string, inspect func(string, *rest.Config) error, with ...func(*ctl.TrialOptions)) (*trial.Report, error) {
 	t.Helper()
 	var out, errOut bytes.Buffer
 	start := time.Now()
-	err := ctl.RunTrial(context.Background(), &ctl.TrialOptions{NewRuntime: local.New, Files: files, Kubeconfig: c.kubeconfig, BinDir: c.bin,
-		Replay: 2, Timeout: time.Minute, Output: "json", Inspect: inspect}, nil, &out, &errOut)
+	o := &ctl.TrialOptions{NewRuntime: local.New, Files: files, Kubeconfig: c.kubeconfig, BinDir: c.bin,
+		Replay: 2, ReplayPending: 1000, Timeout: time.Minute, Output: "json", Inspect: inspect}
+	for _, f := range with {
+		f(o)
+	}
+	err := ctl.RunTrial(context.Background(), o, nil, &out, &errOut)
 	t.Logf("trial of %s: %s after %s\n%s", strings.Join(files, ", "), errText(err), time.Since(start).Round(100*time.Millisecond), errOut.String())
 	if out.Len() == 0 {
 		t.Fatalf("the trial wrote no report: %v", err)

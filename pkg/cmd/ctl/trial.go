@@ -36,6 +36,7 @@ type TrialOptions struct {
 	BinDir             string
 	Current, Candidate string
 	Replay             int
+	ReplayPending      int
 	Timeout            time.Duration
 	MaxNewly           int
 	// MaxMovedPercent is nil for no bound.
@@ -109,6 +110,8 @@ says what a trial can and cannot predict.`,
 	f.StringVar(&o.Candidate, "candidate-scheduler", "", "the candidate scheduler's binary (default: by spec.schedulerImage, as --current-scheduler)")
 	f.IntVar(&o.Replay, "replay", secondaryschedulerv1.DefaultTrialReplayBound, "how many of the pods the scheduler bound last to replay, besides the pending ones "+
 		"(spec.rollout.trial.replayBound)")
+	f.IntVar(&o.ReplayPending, "replay-pending", secondaryschedulerv1.DefaultTrialReplayPending, "how many of the pending pods to replay, "+
+		"taken round-robin across namespaces (spec.rollout.trial.replayPending)")
 	f.DurationVar(&o.Timeout, "timeout", trial.DefaultTimeout, "how long each scheduler may take to place the replayed pods")
 	f.IntVar(&o.MaxNewly, "max-newly-unschedulable", 0, "the gate: how many units may become unschedulable")
 	f.Float64Var(&maxMoved, "max-moved-percent", -1, "the gate: the share of units that may move, in percent (negative: no bound)")
@@ -125,6 +128,9 @@ func RunTrial(ctx context.Context, o *TrialOptions, stdin io.Reader, stdout, std
 	}
 	if o.Replay < 0 {
 		return fmt.Errorf("--replay: %d is negative", o.Replay)
+	}
+	if o.ReplayPending < 0 {
+		return fmt.Errorf("--replay-pending: %d is negative", o.ReplayPending)
 	}
 	ch, err := loadChange(ctx, o.Files, o.Kubeconfig, stdin)
 	if err != nil {
@@ -143,7 +149,7 @@ func RunTrial(ctx context.Context, o *TrialOptions, stdin io.Reader, stdout, std
 	if err != nil {
 		return err
 	}
-	snap, took, err := takeSnapshot(ctx, ch, current, o.Replay, stderr)
+	snap, took, err := takeSnapshot(ctx, ch, current, trial.ReplayBounds{Pending: o.ReplayPending, Bound: o.Replay}, stderr)
 	if err != nil {
 		return err
 	}
@@ -192,7 +198,7 @@ func workDir(flag string) (dir string, remove func(), err error) {
 
 // takeSnapshot takes the snapshot of the cluster for the profiles of both
 // configurations, and says how long it took.
-func takeSnapshot(ctx context.Context, ch *change, current trial.Arm, replay int, stderr io.Writer) (*trial.Snapshot, time.Duration, error) {
+func takeSnapshot(ctx context.Context, ch *change, current trial.Arm, bounds trial.ReplayBounds, stderr io.Writer) (*trial.Snapshot, time.Duration, error) {
 	names, err := trial.SchedulerNames(current.Config)
 	if err != nil {
 		return nil, 0, fmt.Errorf("the served configuration (ConfigMap %s): %w", ch.servedFrom, err)
@@ -207,8 +213,9 @@ func takeSnapshot(ctx context.Context, ch *change, current trial.Arm, replay int
 		return nil, 0, err
 	}
 	start := time.Now()
-	fmt.Fprintf(stderr, "trial: taking the snapshot (schedulers %s, replaying the last %d bound)\n", strings.Join(names, ", "), replay)
-	snap, err := trial.Take(ctx, trial.Source{Kube: ch.kube, Dynamic: dyn}, names, replay)
+	fmt.Fprintf(stderr, "trial: taking the snapshot (schedulers %s, replaying up to %d pending and the last %d bound)\n",
+		strings.Join(names, ", "), bounds.Pending, bounds.Bound)
+	snap, err := trial.Take(ctx, trial.Source{Kube: ch.kube, Dynamic: dyn}, names, bounds)
 	if err != nil {
 		return nil, 0, fmt.Errorf("taking the snapshot: %w", err)
 	}

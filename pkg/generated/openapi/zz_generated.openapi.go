@@ -992,7 +992,14 @@ func schema_pkg_apis_operator_v1_TrialPolicy(ref common.ReferenceCallback) commo
 				Properties: map[string]spec.Schema{
 					"replayBound": {
 						SchemaProps: spec.SchemaProps{
-							Description: "replayBound is how many of the pods the scheduler bound most recently are scheduled again in the trial, besides every pending pod of its profiles. Defaults to 100.",
+							Description: "replayBound is how many of the pods the scheduler bound most recently are scheduled again in the trial, besides the pending pods of its profiles (replayPending). Defaults to 100.",
+							Type:        []string{"integer"},
+							Format:      "int32",
+						},
+					},
+					"replayPending": {
+						SchemaProps: spec.SchemaProps{
+							Description: "replayPending is how many of the pods pending for the scheduler are scheduled in the trial, taken round-robin across namespaces (the oldest of each first), so that no namespace's pods can crowd out the others'. The bound pods sampled by replayBound are shared the same way. The trial's report names what it sampled of each namespace. Defaults to 1000.",
 							Type:        []string{"integer"},
 							Format:      "int32",
 						},

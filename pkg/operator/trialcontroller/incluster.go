@@ -47,7 +47,9 @@ func InCluster(kube kubernetes.Interface, dyn dynamic.Interface, openShift bool)
 		if err != nil {
 			return nil, err
 		}
-		snap, err := trial.Take(ctx, trial.Source{Kube: kube, Dynamic: dyn}, scheduled, int(ptr.Deref(r.Policy.ReplayBound, secondaryschedulerv1.DefaultTrialReplayBound)))
+		bounds := trial.ReplayBounds{Pending: int(ptr.Deref(r.Policy.ReplayPending, secondaryschedulerv1.DefaultTrialReplayPending)),
+			Bound: int(ptr.Deref(r.Policy.ReplayBound, secondaryschedulerv1.DefaultTrialReplayBound))}
+		snap, err := trial.Take(ctx, trial.Source{Kube: kube, Dynamic: dyn}, scheduled, bounds)
 		if err != nil {
 			return nil, fmt.Errorf("taking the snapshot: %w", err)
 		}

@@ -35,19 +35,33 @@ type RolloutPolicy struct {
 // DefaultTrialReplayBound is replayBound's default.
 const DefaultTrialReplayBound = 100
 
+// DefaultTrialReplayPending is replayPending's default.
+const DefaultTrialReplayPending = 1000
+
 // DefaultTrialVerdictTTLSeconds is verdictTTLSeconds' default.
 const DefaultTrialVerdictTTLSeconds = 86400
 
 // TrialPolicy configures a trial and its gate.
 type TrialPolicy struct {
 	// replayBound is how many of the pods the scheduler bound most recently are
-	// scheduled again in the trial, besides every pending pod of its profiles.
-	// Defaults to 100.
+	// scheduled again in the trial, besides the pending pods of its profiles
+	// (replayPending). Defaults to 100.
 	// +optional
 	// +kubebuilder:default=100
 	// +kubebuilder:validation:Minimum=0
 	// +kubebuilder:validation:Maximum=2000
 	ReplayBound *int32 `json:"replayBound,omitempty"`
+
+	// replayPending is how many of the pods pending for the scheduler are
+	// scheduled in the trial, taken round-robin across namespaces (the oldest
+	// of each first), so that no namespace's pods can crowd out the others'.
+	// The bound pods sampled by replayBound are shared the same way. The
+	// trial's report names what it sampled of each namespace. Defaults to 1000.
+	// +optional
+	// +kubebuilder:default=1000
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=5000
+	ReplayPending *int32 `json:"replayPending,omitempty"`
 
 	// maxNewlyUnschedulable is how many pods (a gang counts once) may be
 	// unschedulable with the new scheduler while the running one places them.

@@ -418,6 +418,11 @@ func (in *TrialPolicy) DeepCopyInto(out *TrialPolicy) {
 		*out = new(int32)
 		**out = **in
 	}
+	if in.ReplayPending != nil {
+		in, out := &in.ReplayPending, &out.ReplayPending
+		*out = new(int32)
+		**out = **in
+	}
 	if in.MaxNewlyUnschedulable != nil {
 		in, out := &in.MaxNewlyUnschedulable, &out.MaxNewlyUnschedulable
 		*out = new(int32)

@@ -404,6 +404,9 @@ var schemaYAML = typed.YAMLObject(`types:
     - name: replayBound
       type:
         scalar: numeric
+    - name: replayPending
+      type:
+        scalar: numeric
     - name: sandboxImages
       type:
         namedType: com.github.openshift.secondary-scheduler-operator.pkg.apis.operator.v1.SandboxImages

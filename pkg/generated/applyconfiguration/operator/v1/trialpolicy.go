@@ -8,9 +8,15 @@ package v1
 // TrialPolicy configures a trial and its gate.
 type TrialPolicyApplyConfiguration struct {
 	// replayBound is how many of the pods the scheduler bound most recently are
-	// scheduled again in the trial, besides every pending pod of its profiles.
-	// Defaults to 100.
+	// scheduled again in the trial, besides the pending pods of its profiles
+	// (replayPending). Defaults to 100.
 	ReplayBound *int32 `json:"replayBound,omitempty"`
+	// replayPending is how many of the pods pending for the scheduler are
+	// scheduled in the trial, taken round-robin across namespaces (the oldest
+	// of each first), so that no namespace's pods can crowd out the others'.
+	// The bound pods sampled by replayBound are shared the same way. The
+	// trial's report names what it sampled of each namespace. Defaults to 1000.
+	ReplayPending *int32 `json:"replayPending,omitempty"`
 	// maxNewlyUnschedulable is how many pods (a gang counts once) may be
 	// unschedulable with the new scheduler while the running one places them.
 	// Defaults to 0.
@@ -42,6 +48,14 @@ func TrialPolicy() *TrialPolicyApplyConfiguration {
 // If called multiple times, the ReplayBound field is set to the value of the last call.
 func (b *TrialPolicyApplyConfiguration) WithReplayBound(value int32) *TrialPolicyApplyConfiguration {
 	b.ReplayBound = &value
+	return b
+}
+
+// WithReplayPending sets the ReplayPending field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the ReplayPending field is set to the value of the last call.
+func (b *TrialPolicyApplyConfiguration) WithReplayPending(value int32) *TrialPolicyApplyConfiguration {
+	b.ReplayPending = &value
 	return b
 }
 

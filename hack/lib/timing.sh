@@ -44,7 +44,7 @@ duration() { printf '%dm%02ds' $(($1 / 60)) $(($1 % 60)); }
 # wall time, its CPU time and how many cores that kept busy on average, then
 # each PLANNED step not among them as "not run", then the totals.
 timing_table() {
-  local title=$1 name secs cpu result total=0 total_cpu=0
+  local title=$1 name secs cpu result total=0 total_cpu=0 timed_wall=0
   shift
   declare -A seen=()
   echo
@@ -60,13 +60,14 @@ timing_table() {
     else
       printf '  %-20s %9s %9s %6s  %s\n' "${name}" "$(duration "${secs}")" "$(duration $((cpu / 100)))" "$(cores "${cpu}" "${secs}")" "${result}"
       total_cpu=$((total_cpu + cpu))
+      timed_wall=$((timed_wall + secs))
     fi
     total=$((total + secs))
   done <"${TEST_TIMINGS}"
   for name in "$@"; do
     [[ -n "${seen[${name}]:-}" ]] || printf '  %-20s %9s %9s %6s  %s\n' "${name}" - - - "not run"
   done
-  printf '  %-20s %9s %9s %6s\n' total "$(duration "${total}")" "$(duration $((total_cpu / 100)))" "$(cores "${total_cpu}" "${total}")"
+  printf '  %-20s %9s %9s %6s\n' total "$(duration "${total}")" "$(duration $((total_cpu / 100)))" "$(cores "${total_cpu}" "${timed_wall}")"
 }
 
 # cores CPU SECONDS: CPU hundredths of a second over SECONDS of wall, "1.45".

@@ -10,9 +10,13 @@ BINARY := $(BIN_DIR)/secondary-scheduler-operator
 CTL_BINARY := $(BIN_DIR)/secondary-scheduler-ctl
 GIT_VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo v0.0.0-unknown)
 GIT_COMMIT ?= $(shell git rev-parse HEAD 2>/dev/null)
+# The build date is the commit's (now, without git, as in the image build): a
+# date that changes every second changed the link flags of every make build,
+# so that the test tiers' make build linked both binaries again each time.
+BUILD_DATE ?= $(shell TZ=UTC git log -1 --format=%cd --date=format-local:%Y-%m-%dT%H:%M:%SZ 2>/dev/null || date -u +%Y-%m-%dT%H:%M:%SZ)
 VERSION_PKG := github.com/openshift/secondary-scheduler-operator/pkg/version
 LDFLAGS := -X $(VERSION_PKG).versionFromGit=$(GIT_VERSION) -X $(VERSION_PKG).commitFromGit=$(GIT_COMMIT) \
-	-X $(VERSION_PKG).buildDate=$(shell date -u +%Y-%m-%dT%H:%M:%SZ)
+	-X $(VERSION_PKG).buildDate=$(BUILD_DATE)
 
 .PHONY: all build test prereqs promtool test-unit test-bundle test-rules test-configdiff test-integration test-e2e test-faults bench verify update update-codegen vendor controlplane clean
 

@@ -3,7 +3,8 @@
 # target, and each build a tier needs as a step of its own just before it
 # (integration only after unit passed; the first failure stops the run, as
 # make would). It ends, also after a failure or an interrupt, with a table of
-# the time each step took: README, CI (.ci/run) and a developer see the same.
+# the time each step took, wall and CPU: README, CI (.ci/run) and a developer
+# see the same.
 #
 #   hack/test.sh           # what `make test` runs (make passes MAKE)
 #   hack/test.sh --steps   # the steps, one a line: "NAME make-target"

@@ -6,14 +6,17 @@ set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # The generators build from their own modules under hack/tools, which are not
-# vendored: the Makefile's -mod=vendor must not reach them.
-export GOFLAGS=-mod=mod
+# vendored: the Makefile's -mod=vendor must not reach them. -trimpath: make
+# verify builds them from a fresh module cache each time, and without it the
+# cache's path is part of every compiled package's key, so that each verify
+# compiled the generators and their dependencies from scratch.
+export GOFLAGS="-mod=mod -trimpath"
 cd "$root"
 tools="$root/_output/tools"
 mkdir -p "$tools"
 module=github.com/openshift/secondary-scheduler-operator
 
-(cd hack/tools/controller-gen && GOFLAGS=-mod=mod GOBIN="$tools" go install sigs.k8s.io/controller-tools/cmd/controller-gen ./crdtrim)
+(cd hack/tools/controller-gen && GOBIN="$tools" go install sigs.k8s.io/controller-tools/cmd/controller-gen ./crdtrim)
 
 "$tools/controller-gen" object:headerFile=hack/boilerplate.go.txt paths=./pkg/apis/...
 
@@ -72,7 +75,7 @@ for doc in "${openapi_docs[@]}"; do
   [[ -f "$doc" ]] || { echo "update-codegen: cannot locate $doc in the module cache" >&2; exit 1; }
 done
 schema="$tmp/openapi-schema.json"
-GOFLAGS=-mod=vendor go run ./hack/openapi-schema "${openapi_docs[@]}" >"$schema"
+GOFLAGS="-mod=vendor -trimpath" go run ./hack/openapi-schema "${openapi_docs[@]}" >"$schema"
 
 # The inline OperatorSpec/OperatorStatus use openshift/client-go's apply configurations.
 osac=github.com/openshift/client-go/operator/applyconfigurations/operator/v1

@@ -1,10 +1,12 @@
 package main
 
 import (
+	"context"
 	"os/exec"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/openshift/secondary-scheduler-operator/pkg/cmd/ctl"
 	"github.com/openshift/secondary-scheduler-operator/pkg/trial/local"
@@ -17,9 +19,12 @@ import (
 // every OpenShift and Kubernetes group, a third of the command's init. One
 // import of any would bring back their packages' initialisation.
 func TestLinksNoController(t *testing.T) {
-	out, err := exec.Command("go", "list", "-deps", "-f", "{{.ImportPath}}", ".").CombinedOutput()
+	// A go list stuck on a lock must fail the test, not hang until go test's own timeout.
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, "go", "list", "-deps", "-f", "{{.ImportPath}}", ".").CombinedOutput()
 	if err != nil {
-		t.Fatalf("go list: %v\n%s", err, out)
+		t.Fatalf("go list (timeout 2m): %v\n%s", err, out)
 	}
 	deps := strings.Fields(string(out))
 	for _, controllers := range []string{

@@ -27,7 +27,7 @@ bench_stack_up() {
   start=${EPOCHREALTIME}
   start_operator "${dir}/operator.kubeconfig" "${listen}" "${dir}/operator.log" "${dir}/operator.pid" "$@" >&2
   wait_available
-  startup_seconds=$(awk -v a="${start}" -v b="${EPOCHREALTIME}" 'BEGIN {printf "%.2f", b - a}')
+  startup_seconds=$(since "${start}")
 }
 
 wait_available() {
@@ -85,3 +85,47 @@ operator_requests() {
         if (match($0, /"resource":"[^"]+"/)) resource = substr($0, RSTART + 12, RLENGTH - 13)
         print verb, resource }'
 }
+
+# operator_lease_holder: the holder of the operator's leader-election Lease,
+# "" while none holds it.
+operator_lease_holder() {
+  kc -n "${operator_namespace}" get lease secondary-scheduler-operator-lock -o jsonpath='{.spec.holderIdentity}' 2>/dev/null || true
+}
+
+# operator_synced CONTROLLER...: whether each CONTROLLER of the operator
+# process at ${listen} has synced successfully at least once, by its own
+# /metrics (controller_syncs_total starts at zero in a new process).
+operator_synced() {
+  local metrics c
+  metrics=$(operator_get /metrics) || return 1
+  for c in "$@"; do
+    grep -qE "^secondary_scheduler_operator_controller_syncs_total\{controller=\"${c}\",result=\"success\"\} [1-9]" <<< "${metrics}" || return 1
+  done
+}
+
+# new_process_ready OLD_HOLDER START: waits, up to 300 s, until the operator
+# process started at START (an ${EPOCHREALTIME}) holds the Lease itself (a
+# holder other than OLD_HOLDER) and has synced the controllers that write the
+# operand's config and the SecondaryScheduler's status. A condition the
+# process before left True says nothing of this one. Sets lease_seconds and
+# synced_seconds, each from START.
+new_process_ready() {
+  local old=$1 start=$2 holder deadline=$((SECONDS + 300))
+  lease_seconds="" synced_seconds=""
+  while ((SECONDS < deadline)); do
+    if [[ -z "${lease_seconds}" ]]; then
+      holder=$(operator_lease_holder)
+      [[ -n "${holder}" && "${holder}" != "${old}" ]] && lease_seconds=$(since "${start}")
+    fi
+    if [[ -n "${lease_seconds}" ]] && operator_synced TargetConfigController OperandStatusController; then
+      synced_seconds=$(since "${start}")
+      return 0
+    fi
+    sleep 0.1
+  done
+  echo "the restarted operator did not take the Lease (from ${old}: now '${holder}') and sync within 300 s" >&2
+  return 1
+}
+
+# since START: seconds from START (an ${EPOCHREALTIME}) to now, "1.23".
+since() { awk -v a="$1" -v b="${EPOCHREALTIME}" 'BEGIN {printf "%.2f", b - a}'; }

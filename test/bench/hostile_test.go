@@ -445,18 +445,34 @@ const commandMemoryLimit = 64 << 20
 // most, how often the limit was reached and whether it was killed for it.
 // It fails when the binary accepts hostile input or refuses valid input. On
 // a busy machine the wall time is mostly waiting.
+// commandTimeout bounds one run of render or diff, a file read and checked.
+const commandTimeout = 2 * time.Minute
+
+// failOnTimeout fails b when ctx, a command's, ran out: killed, it neither
+// accepted nor refused its input.
+func failOnTimeout(b *testing.B, ctx context.Context, binary string, args []string) {
+	b.Helper()
+	if ctx.Err() != nil {
+		b.Fatalf("%s %q did not exit within %s (killed)", binary, args, commandTimeout)
+	}
+}
+
 func runCommand(b *testing.B, binary string, args []string, samples int, valid bool) {
 	usage := filepath.Join(b.TempDir(), "usage")
 	var times, measuredTimes []time.Duration
 	var peaks, cpu, charged []float64
 	var limitHits, oomKills int64
 	for i := range samples {
-		alone := exec.Command(binary, args...)
+		// Each command reads one file: killed after commandTimeout, so that a
+		// hang (which would pass for a refusal) fails the benchmark instead.
+		ctx, cancel := context.WithTimeout(b.Context(), commandTimeout)
+		alone := exec.CommandContext(ctx, binary, args...)
 		var aloneStderr strings.Builder
 		alone.Stderr = &aloneStderr
 		t0 := time.Now()
 		err := alone.Run()
 		times = append(times, time.Since(t0))
+		failOnTimeout(b, ctx, binary, args)
 		checkOutcome(b, args, alone, err, aloneStderr.String(), valid)
 
 		argv := append([]string{"/usr/bin/time", "-f", "%M %U %S", "-o", usage, binary}, args...)
@@ -467,12 +483,14 @@ func runCommand(b *testing.B, binary string, args []string, samples int, valid b
 		if cg != nil {
 			argv = cg.wrap(argv)
 		}
-		cmd := exec.Command(argv[0], argv[1:]...)
+		cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 		var stderr strings.Builder
 		cmd.Stderr = &stderr
 		t0 = time.Now()
 		err = cmd.Run()
 		measuredTimes = append(measuredTimes, time.Since(t0))
+		failOnTimeout(b, ctx, binary, args)
+		cancel()
 		if cg != nil {
 			peak, hits, kills, uerr := cg.usage()
 			if rerr := cg.remove(); uerr == nil {

@@ -3,6 +3,7 @@ package configdiff
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -11,6 +12,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/openshift/secondary-scheduler-operator/bindata"
 	secondaryschedulerv1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1"
@@ -55,9 +57,11 @@ func TestSchedulerFlagsMatchBinaries(t *testing.T) {
 
 func helpFlags(t *testing.T, binary string) map[string]string {
 	t.Helper()
-	out, err := exec.Command(binary, "--help").CombinedOutput()
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, binary, "--help").CombinedOutput()
 	if err != nil {
-		t.Fatalf("%s --help: %v\n%s", binary, err, out)
+		t.Fatalf("%s --help (timeout 1m): %v\n%s", binary, err, out)
 	}
 	flags := map[string]string{}
 	s := bufio.NewScanner(bytes.NewReader(out))
@@ -127,7 +131,7 @@ func TestArgsAgreeWithBinaries(t *testing.T) {
 				// The operator's own flags come after the user's, as in the Deployment.
 				args := append(append([]string{}, c.args...), "--config="+config, "--secure-port=0",
 					fmt.Sprintf("--write-config-to=%s/out-%d-%s.yaml", dir, i, name))
-				out, runErr := exec.Command(binary, args...).CombinedOutput()
+				out, runErr := runFlags(t, binary, args)
 				binaryAccepts := runErr == nil
 				switch {
 				case c.owned && operatorAccepts:
@@ -149,4 +153,18 @@ func verb(accepts bool) string {
 		return "accepts"
 	}
 	return "refuses"
+}
+
+// runFlags runs binary with args, which end in --write-config-to: it writes
+// the config and exits at once when it accepts them. One still running after
+// runTimeout is a hang the test must name, not a refusal.
+func runFlags(t *testing.T, binary string, args []string) ([]byte, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), runTimeout)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, binary, args...).CombinedOutput()
+	if ctx.Err() != nil {
+		t.Fatalf("%s %q did not exit within %s (killed): neither accepted nor refused\n%s", binary, args, runTimeout, out)
+	}
+	return out, err
 }

@@ -18,9 +18,19 @@ import (
 	"github.com/openshift/secondary-scheduler-operator/test/framework"
 )
 
-// runCommand runs a command and returns its combined output.
+// runCommand runs a command and returns its combined output. It is killed
+// after 5 minutes: hack/controlplane/start.sh gives each of its waits 60 s.
+// Not the test's context: stop.sh runs from a cleanup, after that is done.
 func runCommand(name string, args ...string) (string, error) {
-	out, err := exec.Command(name, args...).CombinedOutput()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, name, args...)
+	// start.sh leaves daemons behind: never wait on a pipe they might hold.
+	cmd.WaitDelay = 10 * time.Second
+	out, err := cmd.CombinedOutput()
+	if ctx.Err() != nil {
+		err = fmt.Errorf("%w (killed after 5m)", err)
+	}
 	return string(out), err
 }
 

@@ -40,12 +40,19 @@ const (
 	// (kube-controller-manager's, then the operator's), which can add up to
 	// 2 minutes before the rollout's own time.
 	recoveryTimeout = reconcileTimeout + 2*time.Minute
+	// commandTimeout bounds each run of a command that exits by itself
+	// (kubectl, a script): past it, the command is killed and its error says so.
+	commandTimeout = 2 * time.Minute
 )
 
 // kubectl runs the control plane's kubectl as the admin and returns its
-// combined output.
+// combined output. It is killed after commandTimeout: no call here waits
+// longer (kubectl wait --timeout included), and a hung one must fail the
+// test that made it, not the whole suite at go test's timeout.
 func (c *cluster) kubectl(args ...string) (string, error) {
-	cmd := exec.Command(filepath.Join(c.bin, "kubectl"), args...)
+	ctx, cancel := context.WithTimeout(context.Background(), commandTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, filepath.Join(c.bin, "kubectl"), args...)
 	cmd.Env = append(os.Environ(), "KUBECONFIG="+c.kubeconfig)
 	out, err := cmd.CombinedOutput()
 	return string(out), err

@@ -175,7 +175,9 @@ func (c *cluster) gather(t *testing.T, logs, dest string) {
 	if err := os.WriteFile(filepath.Join(bin, "kubectl"), []byte(wrapper), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(repoPath(t, "images", "must-gather", "gather"), dest)
+	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, repoPath(t, "images", "must-gather", "gather"), dest)
 	cmd.Env = append(os.Environ(), "KUBECONFIG="+c.kubeconfig, "GATHER_CLI=kubectl", "PATH="+bin+":"+os.Getenv("PATH"))
 	start := time.Now()
 	out, err := cmd.CombinedOutput()

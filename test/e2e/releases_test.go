@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -66,8 +67,10 @@ func releaseBuild(t *testing.T, r release) (binary, tree string) {
 		return binary, out
 	}
 	root := repoPath(t, ".")
-	if err := exec.Command("git", "-C", root, "cat-file", "-e", r.commit+"^{commit}").Run(); err != nil {
-		shallow, _ := exec.Command("git", "-C", root, "rev-parse", "--is-shallow-repository").Output()
+	ctx, cancel := context.WithTimeout(t.Context(), commandTimeout)
+	defer cancel()
+	if err := exec.CommandContext(ctx, "git", "-C", root, "cat-file", "-e", r.commit+"^{commit}").Run(); err != nil {
+		shallow, _ := exec.CommandContext(ctx, "git", "-C", root, "rev-parse", "--is-shallow-repository").Output()
 		t.Fatalf("release %s is not in this clone (shallow: %s): run `git fetch --unshallow` (CI clones main with its full history)",
 			r.short(), strings.TrimSpace(string(shallow)))
 	}
@@ -79,7 +82,7 @@ func releaseBuild(t *testing.T, r release) (binary, tree string) {
 	if err := os.MkdirAll(src, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	archive := exec.Command("bash", "-c", `set -o pipefail; git -C "$1" archive "$2" | tar -x -C "$3"`, "archive", root, r.commit, src)
+	archive := exec.CommandContext(ctx, "bash", "-c", `set -o pipefail; git -C "$1" archive "$2" | tar -x -C "$3"`, "archive", root, r.commit, src)
 	if output, err := archive.CombinedOutput(); err != nil {
 		t.Fatalf("git archive %s: %v\n%s", r.short(), err, output)
 	}
@@ -110,7 +113,10 @@ func releaseBuild(t *testing.T, r release) (binary, tree string) {
 func goBuildOperator(t *testing.T, dir, out string, flags ...string) {
 	t.Helper()
 	args := append([]string{"build", "-mod=vendor", "-buildvcs=false"}, flags...)
-	cmd := exec.Command("go", append(args, "-o", out, "./cmd/secondary-scheduler-operator")...)
+	// A cold build compiles every vendored package of the release: minutes on 2 cores.
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "go", append(args, "-o", out, "./cmd/secondary-scheduler-operator")...)
 	cmd.Dir = dir
 	if output, err := cmd.CombinedOutput(); err != nil {
 		var exit *exec.ExitError

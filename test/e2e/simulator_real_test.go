@@ -108,7 +108,9 @@ func simulatorGet(s *operandrunner.Simulator, path, origin string) (*http.Respon
 // simulatorKubectl runs kubectl against the simulator's own kube-apiserver,
 // with no kubeconfig (the cluster's credentials must not be needed, nor sent).
 func (c *cluster) simulatorKubectl(t *testing.T, s *operandrunner.Simulator, stdin string, args ...string) (string, error) {
-	cmd := exec.Command(filepath.Join(c.bin, "kubectl"), append([]string{"--server=" + s.Endpoints["kube-apiserver"]}, args...)...)
+	ctx, cancel := context.WithTimeout(t.Context(), commandTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, filepath.Join(c.bin, "kubectl"), append([]string{"--server=" + s.Endpoints["kube-apiserver"]}, args...)...)
 	cmd.Env = []string{"HOME=" + t.TempDir(), "KUBECONFIG=" + filepath.Join(t.TempDir(), "none")}
 	cmd.Stdin = strings.NewReader(stdin)
 	out, err := cmd.CombinedOutput()

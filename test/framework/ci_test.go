@@ -1,11 +1,13 @@
 package framework
 
 import (
+	"context"
 	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"testing"
+	"time"
 )
 
 // TestInCI: the values of CI that make a CI run, for InCI and for in_ci of
@@ -27,7 +29,9 @@ func TestInCI(t *testing.T) {
 		if got := InCI(); got != want {
 			t.Errorf("CI=%q: InCI() = %t, want %t", value, got, want)
 		}
-		err := exec.Command("bash", "-c", `. "$1" && in_ci`, "bash", lib).Run()
+		ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+		err := exec.CommandContext(ctx, "bash", "-c", `. "$1" && in_ci`, "bash", lib).Run()
+		cancel()
 		var exit *exec.ExitError
 		if err != nil && !errors.As(err, &exit) {
 			t.Fatal(err)

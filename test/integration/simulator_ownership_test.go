@@ -134,7 +134,23 @@ func TestSimulatorAPIBudget(t *testing.T) {
 	env, ns, counter := simctlSetup(t, "sim-budget")
 	ctx := context.Background()
 	const n = 20
-	time.Sleep(time.Second) // the controller's informers synced
+	// Its four informers (Simulators, Pods, Services, NetworkPolicies) have
+	// opened their watches, and their start-up requests have stopped (an
+	// informer may fall back from a streaming watch to a list and a watch):
+	// none of that is counted below.
+	framework.WaitFor(ctx, t, "the controller's informers to watch", func() (bool, error) {
+		if n := counter.Count("watch"); n < 4 {
+			return false, fmt.Errorf("%d watches open", n)
+		}
+		return true, nil
+	})
+	framework.WaitForStable(ctx, t, time.Second, "the controller's start-up requests", func() (int, error) {
+		total := 0
+		for _, c := range counter.Counts() {
+			total += c
+		}
+		return total, nil
+	})
 	counter.Reset()
 	var wg sync.WaitGroup
 	for i := 0; i < n; i++ {

@@ -82,10 +82,13 @@ func TestTrialControllerCleansUpAfterARestartAndOnUnmanaged(t *testing.T) {
 		return err == nil, err
 	})
 	// And none comes back while it stays Unmanaged.
-	time.Sleep(2 * time.Second)
-	if now, err := trialObjects(o); err != nil || len(now) > 0 {
-		t.Errorf("under Unmanaged: %v, trial objects %s", err, values(now))
-	}
+	framework.Consistently(context.Background(), t, 2*time.Second, "no trial object while Unmanaged", func() (bool, error) {
+		now, err := trialObjects(o)
+		if len(now) > 0 {
+			return false, errors.New("trial objects " + values(now))
+		}
+		return err == nil, err
+	})
 }
 
 type roundTripper func(*http.Request) (*http.Response, error)

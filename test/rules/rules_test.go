@@ -6,12 +6,14 @@
 package rules
 
 import (
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"sigs.k8s.io/yaml"
 
@@ -151,11 +153,13 @@ func TestAlerts(t *testing.T) {
 
 func run(t *testing.T, dir, bin string, args ...string) {
 	t.Helper()
-	cmd := exec.Command(bin, args...)
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Dir = dir
 	out, err := cmd.CombinedOutput()
 	if err != nil {
-		t.Errorf("promtool %s: %v\n%s", strings.Join(args, " "), err, out)
+		t.Errorf("promtool %s (timeout 2m): %v\n%s", strings.Join(args, " "), err, out)
 		return
 	}
 	t.Logf("promtool %s:\n%s", strings.Join(args, " "), out)

@@ -2,12 +2,14 @@ package ctl
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"k8s.io/component-base/cli"
 )
@@ -29,7 +31,10 @@ func TestMain(m *testing.M) {
 
 func runRender(t *testing.T, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
-	cmd := exec.Command(os.Args[0])
+	// The command reads files only: a minute is a hang, not a slow machine.
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, os.Args[0])
 	env, err := json.Marshal(append([]string{"render"}, args...))
 	if err != nil {
 		t.Fatal(err)

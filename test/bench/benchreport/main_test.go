@@ -127,6 +127,22 @@ BenchmarkHostile/unserved-2 1 12 series
 		"| BenchmarkHostile/unserved | series | 12 | <= 12: met |",
 		"| BenchmarkHostile/gone | s | no figure | < 1 |",
 	)
+	wantMisses := []string{
+		"BenchmarkHostile/load cr-change-to-template-p99-ms: got 120, want < 100",
+		"BenchmarkHostile/gone s: no figure, want < 1",
+	}
+	if got := misses(rep); strings.Join(got, "\n") != strings.Join(wantMisses, "\n") {
+		t.Errorf("misses %q, want %q", got, wantMisses)
+	}
+	// Measuring another section again judges only that one: the misses
+	// above belong to a run before.
+	other, err := parse(writeRaw(t, "# command: go test C\n# target: BenchmarkC s < 5\nBenchmarkC 1 3 s\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := misses(build(other, Run{Commit: "def"}, &rep)); len(got) != 0 {
+		t.Errorf("misses of a run that measured only BenchmarkC: %q", got)
+	}
 	for _, bad := range []string{"# target: x y < 1 2", "# target: x y ~ 1", "# target: x y < z"} {
 		if _, err := parse(writeRaw(t, bad+"\n")); err == nil {
 			t.Errorf("%q: no error", bad)
@@ -187,6 +203,12 @@ func TestMerge(t *testing.T) {
 	if strings.Contains(md, "| 99 |") {
 		t.Errorf("the replaced section's figure is kept:\n%s", md)
 	}
+	// What a run records of the machine's state goes with that run.
+	loaded := markdown(build(p, Run{Commit: "new", Machine: "m2", Load: "0.42 0.3 0.2", Reference: "BenchmarkRender 2.1 ms/op"}, old))
+	mustContain(t, loaded, "- run 2: commit new, date , machine: m2, load average (1, 5, 15 min) at the start: 0.42 0.3 0.2, "+
+		"machine reference, timed before the run: BenchmarkRender 2.1 ms/op\n")
+	single := markdown(build(p, Run{Commit: "new", Machine: "m2", Load: "0.42 0.3 0.2"}, nil))
+	mustContain(t, single, "- machine: m2\n- load average (1, 5, 15 min) at the start: 0.42 0.3 0.2\n")
 	// Merging into the merged report again: run 1 stays, run 2 is replaced.
 	again := build(p, Run{Commit: "newer"}, &rep)
 	if len(again.Runs) != 2 || again.Runs[0].Commit != "old" || again.Runs[1].Commit != "newer" {

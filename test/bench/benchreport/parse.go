@@ -31,6 +31,12 @@ type Run struct {
 	Commit  string `json:"commit"`
 	Date    string `json:"date"`
 	Machine string `json:"machine"`
+	// Load is the load average (1, 5, 15 min) when the run started: other
+	// work on the machine shows in every time.
+	Load string `json:"load,omitempty"`
+	// Reference is a CPU-bound benchmark timed before the run, to compare
+	// machines (and a busy host under a VM, which Load misses) by.
+	Reference string `json:"reference,omitempty"`
 }
 
 // Section is what one command printed, from one run.

@@ -21,10 +21,15 @@ func markdown(rep Report) string {
 		b.WriteString("The figures come from more than one run (`hack/bench.sh SECTION...` measures some sections again " +
 			"and keeps the others); each section names its run.\n\n")
 		for _, r := range rep.Runs {
-			fmt.Fprintf(&b, "- run %d: commit %s, date %s, machine: %s\n", r.ID, r.Commit, r.Date, r.Machine)
+			fmt.Fprintf(&b, "- run %d: commit %s, date %s, machine: %s\n", r.ID, r.Commit, r.Date, strings.Join(append([]string{r.Machine}, runConditions(r)...), ", "))
 		}
 	} else {
 		fmt.Fprintf(&b, "- commit: %s\n- date: %s\n- machine: %s\n", rep.Commit, rep.Date, rep.Machine)
+		for _, r := range rep.Runs {
+			for _, c := range runConditions(r) {
+				fmt.Fprintf(&b, "- %s\n", c)
+			}
+		}
 	}
 	for _, s := range rep.Sections {
 		writeSection(&b, rep, s, runs[s.Run], len(rep.Runs) > 1)
@@ -96,6 +101,19 @@ func writeSection(b *strings.Builder, rep Report, s Section, run Run, manyRuns b
 			fmt.Fprintf(b, "- %s\n", n)
 		}
 	}
+}
+
+// runConditions is what a run recorded of the machine's state; none for a
+// run from before it was recorded.
+func runConditions(r Run) []string {
+	var out []string
+	if r.Load != "" {
+		out = append(out, "load average (1, 5, 15 min) at the start: "+r.Load)
+	}
+	if r.Reference != "" {
+		out = append(out, "machine reference, timed before the run: "+r.Reference)
+	}
+	return out
 }
 
 // targetCell says, for a row of benchmark name made of units, each target on

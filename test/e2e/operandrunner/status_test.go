@@ -1,6 +1,7 @@
 package operandrunner
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -67,8 +68,10 @@ func TestReadTerminationMessageOnlyReadsThisRun(t *testing.T) {
 
 func TestExitCode(t *testing.T) {
 	for script, want := range map[string]int32{"exit 3": 3, "kill -KILL $$": 137, "true": 0} {
-		cmd := exec.Command("sh", "-c", script)
+		ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+		cmd := exec.CommandContext(ctx, "sh", "-c", script)
 		_ = cmd.Run()
+		cancel()
 		if got := exitCode(cmd.ProcessState); got != want {
 			t.Errorf("%q: exit code %d, want %d", script, got, want)
 		}

@@ -30,7 +30,7 @@ func (r *Report) WriteText(w io.Writer) error {
 		fmt.Fprintf(tw, "  %s\n", reason)
 	}
 	n := r.Counts
-	fmt.Fprintf(tw, "Moved: %d of %d placed units (%.1f%%), %d by the change (%.1f%%), %d tie-break noise (the %s run of the current configuration placed them differently too)\n",
+	fmt.Fprintf(tw, "Moved: %d of %d placed units (%.1f%%), %d by the change (%.1f%%), %d tie-break noise (the current configuration's second run, %s, placed them differently too)\n",
 		n.Moved, n.Same+n.Moved, n.MovedPercent(), n.MovedByChange, n.MovedByChangePercent(), n.TieBreakNoise, RerunArm)
 	nodes := map[string][2]string{}
 	for _, p := range r.Pods {

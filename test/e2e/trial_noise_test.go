@@ -26,7 +26,7 @@ const (
 	noiseReplay = 250
 	// noiseBound is the share of units a change that changes nothing may
 	// still count as moved by the change: those the two current runs placed
-	// alike by chance, about 1 in noiseNodes.
+	// alike by chance, about 1 in noiseNodes (2%, 5 of 250 units).
 	noiseBound = 5.0
 )
 
@@ -77,7 +77,9 @@ func defaultProfile(extra string) []byte {
 }
 
 // equalNodes is a snapshot of nodes kwok nodes of 32 CPUs and 128Gi, alike
-// but for their names, and replay pending pods of 500m and 512Mi.
+// but for their names, and replay pending pods of 2 CPUs and 8Gi: the same
+// share of each resource, so that each pod lowers a node's score by a whole
+// step and the ties are among nodes that hold as many pods.
 func equalNodes(nodes, replay int) *trial.Snapshot {
 	s := &trial.Snapshot{Namespaces: []corev1.Namespace{{ObjectMeta: metav1.ObjectMeta{Name: "work"}}}}
 	capacity := corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("32"), corev1.ResourceMemory: resource.MustParse("128Gi"),
@@ -91,7 +93,7 @@ func equalNodes(nodes, replay int) *trial.Snapshot {
 				Conditions: []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue}}},
 		})
 	}
-	requests := corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("500m"), corev1.ResourceMemory: resource.MustParse("512Mi")}
+	requests := corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("2"), corev1.ResourceMemory: resource.MustParse("8Gi")}
 	for i := range replay {
 		s.Replay = append(s.Replay, corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "work", Name: fmt.Sprintf("pending-%03d", i)},
 			Spec: corev1.PodSpec{SchedulerName: "secondary-scheduler", Containers: []corev1.Container{{Name: "app", Image: "registry.k8s.io/pause:3.10",

@@ -1015,7 +1015,7 @@ func schema_pkg_apis_operator_v1_TrialPolicy(ref common.ReferenceCallback) commo
 					},
 					"maxMovedPercent": {
 						SchemaProps: spec.SchemaProps{
-							Description: "maxMovedPercent is the share of replayed pods the new scheduler may place on another node than the running one does. Unset: no limit.",
+							Description: "maxMovedPercent is the share of the replayed units placed by both schedulers that the new one may place on another node than the running one does. Moves the running configuration also makes when run twice (tie-break noise) are not counted. Unset: no limit.",
 							Type:        []string{"integer"},
 							Format:      "int32",
 						},

@@ -32,6 +32,18 @@ type Arm struct {
 	Config []byte `json:"-"`
 }
 
+// RerunArm names the current configuration's second run. Every trial runs
+// the current arm twice, each run on a sandbox of its own: kube-scheduler
+// picks among equal scores at random, and a unit the two runs place
+// differently moved by chance, not by the change.
+const RerunArm = "rerun"
+
+// Rerun is the current arm as its second run.
+func (a Arm) Rerun() Arm {
+	a.Name = RerunArm
+	return a
+}
+
 // SchedulerNames are the profiles' scheduler names of a KubeSchedulerConfiguration.
 func SchedulerNames(config []byte) ([]string, error) {
 	var c struct {
@@ -75,19 +87,11 @@ func SandboxSchedulerConfig(config []byte, kubeconfig string) ([]byte, error) {
 // pollInterval is how often an arm looks at the replayed pods.
 const pollInterval = 250 * time.Millisecond
 
-// armRun is an arm's result in its sandbox.
-type armRun struct {
-	outcome Outcome
-	// undecided counts the pods neither bound nor reported unschedulable
-	// within the timeout.
-	undecided int
-}
-
 // schedule watches sb's scheduler place the replayed pods (released by s)
 // until every one is bound or reported unschedulable and nothing changed for
 // one more look, or until timeout. Undecided pods are marked so, with a
 // reason that says which arm left them.
-func schedule(ctx context.Context, sb Sandbox, s *seeder, arm Arm, want int, timeout time.Duration) (*armRun, error) {
+func schedule(ctx context.Context, sb Sandbox, s *seeder, arm Arm, want int, timeout time.Duration) (Outcome, error) {
 	deadline := time.NewTimer(timeout)
 	defer deadline.Stop()
 	tick := time.NewTicker(pollInterval)
@@ -100,7 +104,7 @@ func schedule(ctx context.Context, sb Sandbox, s *seeder, arm Arm, want int, tim
 		}
 		outcome, decided := outcomeOf(pods)
 		if decided == want && len(pods) == want && equalOutcomes(outcome, last) {
-			return &armRun{outcome: outcome}, nil
+			return outcome, nil
 		}
 		last = outcome
 		if err := sb.Failed(ctx); err != nil {
@@ -116,7 +120,7 @@ func schedule(ctx context.Context, sb Sandbox, s *seeder, arm Arm, want int, tim
 					outcome[key] = p
 				}
 			}
-			return &armRun{outcome: outcome, undecided: len(pods) - decided}, nil
+			return outcome, nil
 		case <-tick.C:
 		}
 	}

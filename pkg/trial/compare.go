@@ -41,13 +41,15 @@ const (
 	Undecided Change = "undecided"
 )
 
-// PodResult is one replayed pod in both arms.
+// PodResult is one replayed pod in every arm.
 type PodResult struct {
 	Pod string `json:"pod"`
 	// Gang is its PodGroup ("namespace/name"), if any.
 	Gang      string    `json:"gang,omitempty"`
 	Current   Placement `json:"current"`
 	Candidate Placement `json:"candidate"`
+	// Rerun is the current configuration's second run (RerunArm).
+	Rerun Placement `json:"rerun"`
 }
 
 // Unit is a pod, or the pods of a gang, and its change.
@@ -56,6 +58,9 @@ type Unit struct {
 	Gang   bool   `json:"gang,omitempty"`
 	Pods   int    `json:"pods"`
 	Change Change `json:"change"`
+	// TieBreakNoise marks a moved unit that the current configuration, run
+	// twice, also placed differently: its move says nothing of the change.
+	TieBreakNoise bool `json:"tieBreakNoise,omitempty"`
 	// Reason and Plugins are the candidate's (newly unschedulable) or the
 	// current scheduler's (newly schedulable) message for one of its pods.
 	Reason  string `json:"reason,omitempty"`
@@ -64,22 +69,33 @@ type Unit struct {
 
 // Counts are the units by change.
 type Counts struct {
-	Units              int `json:"units"`
-	Same               int `json:"same"`
+	Units int `json:"units"`
+	Same  int `json:"same"`
+	// Moved counts every unit the two arms placed on different nodes;
+	// TieBreakNoise those of them the current configuration's two runs placed
+	// differently too, and MovedByChange the rest: only those are judged.
 	Moved              int `json:"moved"`
+	TieBreakNoise      int `json:"tieBreakNoise"`
+	MovedByChange      int `json:"movedByChange"`
 	NewlyUnschedulable int `json:"newlyUnschedulable"`
 	NewlySchedulable   int `json:"newlySchedulable"`
 	StillUnschedulable int `json:"unschedulable"`
 	Undecided          int `json:"undecided"`
 }
 
-// MovedPercent is the share of the units placed by both arms that moved.
-// It is 0 when neither placed any.
-func (c Counts) MovedPercent() float64 {
+// MovedPercent is the share of the units placed by both arms that moved,
+// tie-break noise included. It is 0 when neither placed any.
+func (c Counts) MovedPercent() float64 { return c.percentOfPlaced(c.Moved) }
+
+// MovedByChangePercent is the share of the units placed by both arms that
+// the change moved: MaxMovedPercent bounds it.
+func (c Counts) MovedByChangePercent() float64 { return c.percentOfPlaced(c.MovedByChange) }
+
+func (c Counts) percentOfPlaced(n int) float64 {
 	if c.Same+c.Moved == 0 {
 		return 0
 	}
-	return 100 * float64(c.Moved) / float64(c.Same+c.Moved)
+	return 100 * float64(n) / float64(c.Same+c.Moved)
 }
 
 // NodeSpread is how many replayed pods each arm bound to a node.
@@ -87,6 +103,7 @@ type NodeSpread struct {
 	Node      string `json:"node"`
 	Current   int    `json:"current"`
 	Candidate int    `json:"candidate"`
+	Rerun     int    `json:"rerun"`
 }
 
 // Comparison is Compare's result.
@@ -99,69 +116,98 @@ type Comparison struct {
 
 // Compare sets the candidate's placements of the replay set against the
 // current scheduler's, per pod and per unit, and counts the pods per node.
-// A pod missing from an outcome is undecided there.
-func Compare(replay []corev1.Pod, current, candidate Outcome) Comparison {
+// rerun is the current configuration's second run: a moved unit it places
+// differently from the first is tie-break noise (kube-scheduler picks among
+// equal scores at random). A pod missing from an outcome is undecided there;
+// a nil rerun marks no move as noise.
+func Compare(replay []corev1.Pod, current, candidate, rerun Outcome) Comparison {
 	var c Comparison
 	units := map[string]*Unit{}
-	var order []string
-	spread := map[string]*NodeSpread{}
-	count := func(node string, add func(*NodeSpread)) {
-		if node == "" {
-			return
-		}
-		if spread[node] == nil {
-			spread[node] = &NodeSpread{Node: node}
-		}
-		add(spread[node])
-	}
 	state := map[string]*unitState{}
+	var order []string
+	spread := spreadCounter{}
 	for _, p := range replay {
 		key := p.Namespace + "/" + p.Name
-		r := PodResult{Pod: key, Current: current.of(key), Candidate: candidate.of(key)}
-		name, gang := key, false
+		r := PodResult{Pod: key, Current: current.of("current", key), Candidate: candidate.of("candidate", key), Rerun: rerun.of(RerunArm, key)}
+		// Units are keyed by kind: a pod named like a PodGroup of its
+		// namespace is not one of the gang's pods.
+		id, name, gang := "pod/"+key, key, false
 		if g := p.Labels[PodGroupLabel]; g != "" {
-			r.Gang, name, gang = p.Namespace+"/"+g, p.Namespace+"/"+g, true
+			name, gang = p.Namespace+"/"+g, true
+			id, r.Gang = "gang/"+name, name
 		}
 		c.Pods = append(c.Pods, r)
-		count(r.Current.Node, func(s *NodeSpread) { s.Current++ })
-		count(r.Candidate.Node, func(s *NodeSpread) { s.Candidate++ })
-		if units[name] == nil {
-			units[name] = &Unit{Name: name, Gang: gang}
-			state[name] = &unitState{currentBound: true, candidateBound: true}
-			order = append(order, name)
+		spread.add(r)
+		if units[id] == nil {
+			units[id] = &Unit{Name: name, Gang: gang}
+			state[id] = &unitState{currentBound: true, candidateBound: true, rerunBound: true}
+			order = append(order, id)
 		}
-		units[name].Pods++
-		state[name].add(r)
+		units[id].Pods++
+		state[id].add(r)
 	}
-	for _, name := range order {
-		u := units[name]
-		u.Change, u.Reason, u.Plugins = state[name].change()
+	for _, id := range order {
+		u := units[id]
+		u.Change, u.Reason, u.Plugins = state[id].change()
+		u.TieBreakNoise = u.Change == Moved && state[id].noise()
 		c.Units = append(c.Units, *u)
-		c.Counts.add(u.Change)
+		c.Counts.add(*u)
 	}
-	for _, s := range spread {
-		c.Spread = append(c.Spread, *s)
-	}
-	sort.Slice(c.Spread, func(i, j int) bool { return c.Spread[i].Node < c.Spread[j].Node })
+	c.Spread = spread.sorted()
 	return c
 }
 
+// spreadCounter counts the replayed pods each arm bound, by node.
+type spreadCounter map[string]*NodeSpread
+
+func (s spreadCounter) add(r PodResult) {
+	for _, a := range []struct {
+		node string
+		n    func(*NodeSpread) *int
+	}{
+		{r.Current.Node, func(ns *NodeSpread) *int { return &ns.Current }},
+		{r.Candidate.Node, func(ns *NodeSpread) *int { return &ns.Candidate }},
+		{r.Rerun.Node, func(ns *NodeSpread) *int { return &ns.Rerun }},
+	} {
+		if a.node == "" {
+			continue
+		}
+		if s[a.node] == nil {
+			s[a.node] = &NodeSpread{Node: a.node}
+		}
+		*a.n(s[a.node])++
+	}
+}
+
+func (s spreadCounter) sorted() []NodeSpread {
+	var out []NodeSpread
+	for _, ns := range s {
+		out = append(out, *ns)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Node < out[j].Node })
+	return out
+}
+
 // of is the placement of key; undecided when the arm never reported it.
-func (o Outcome) of(key string) Placement {
+func (o Outcome) of(arm, key string) Placement {
 	p, ok := o[key]
 	if !ok {
-		return Placement{Reason: "the arm never reported this pod", Undecided: true}
+		return Placement{Reason: "the " + arm + " arm never reported this pod", Undecided: true}
 	}
 	return p
 }
 
 type unitState struct {
 	currentBound, candidateBound, moved bool
-	undecided                           *Placement
-	currentReason, candidateReason      Placement
+	// rerunBound and rerunMoved: the rerun bound every pod, and some on
+	// another node than the current arm did.
+	rerunBound, rerunMoved         bool
+	undecided                      *Placement
+	currentReason, candidateReason Placement
 }
 
 func (s *unitState) add(r PodResult) {
+	// The rerun's undecided pods only keep a move from being called noise.
 	for _, p := range []Placement{r.Current, r.Candidate} {
 		if p.Undecided && s.undecided == nil {
 			s.undecided = &p
@@ -179,10 +225,13 @@ func (s *unitState) add(r PodResult) {
 			s.candidateReason = r.Candidate
 		}
 	}
-	if r.Current.Node != r.Candidate.Node {
-		s.moved = true
-	}
+	s.rerunBound = s.rerunBound && r.Rerun.Node != ""
+	s.moved = s.moved || r.Current.Node != r.Candidate.Node
+	s.rerunMoved = s.rerunMoved || r.Current.Node != r.Rerun.Node
 }
+
+// noise: both runs of the current configuration placed the unit, differently.
+func (s *unitState) noise() bool { return s.currentBound && s.rerunBound && s.rerunMoved }
 
 // change: a unit is placed when all its pods are bound.
 func (s *unitState) change() (Change, string, string) {
@@ -201,13 +250,18 @@ func (s *unitState) change() (Change, string, string) {
 	return StillUnschedulable, s.candidateReason.Reason, s.candidateReason.Plugins
 }
 
-func (c *Counts) add(ch Change) {
+func (c *Counts) add(u Unit) {
 	c.Units++
-	switch ch {
+	switch u.Change {
 	case Same:
 		c.Same++
 	case Moved:
 		c.Moved++
+		if u.TieBreakNoise {
+			c.TieBreakNoise++
+		} else {
+			c.MovedByChange++
+		}
 	case NewlyUnschedulable:
 		c.NewlyUnschedulable++
 	case NewlySchedulable:

@@ -11,7 +11,8 @@ type Gate struct {
 	// unschedulable that the current scheduler places (a gang is one).
 	MaxNewlyUnschedulable int `json:"maxNewlyUnschedulable"`
 	// MaxMovedPercent, when set, bounds the share of units placed by both
-	// arms that the candidate puts elsewhere.
+	// arms that the candidate puts elsewhere, tie-break noise left out
+	// (Counts.MovedByChange).
 	MaxMovedPercent *float64 `json:"maxMovedPercent,omitempty"`
 }
 
@@ -38,8 +39,8 @@ func (g Gate) Exceeded(n Counts) []string {
 	if n.NewlyUnschedulable > g.MaxNewlyUnschedulable {
 		out = append(out, fmt.Sprintf("%d newly unschedulable (at most %d allowed)", n.NewlyUnschedulable, g.MaxNewlyUnschedulable))
 	}
-	if p := n.MovedPercent(); g.MaxMovedPercent != nil && p > *g.MaxMovedPercent {
-		out = append(out, fmt.Sprintf("%.1f%% moved (at most %g%% allowed)", p, *g.MaxMovedPercent))
+	if p := n.MovedByChangePercent(); g.MaxMovedPercent != nil && p > *g.MaxMovedPercent {
+		out = append(out, fmt.Sprintf("%.1f%% moved by the change (at most %g%% allowed)", p, *g.MaxMovedPercent))
 	}
 	return out
 }
@@ -70,8 +71,8 @@ func (g Gate) Check(c Comparison) Verdict {
 			v.Reasons = append(v.Reasons, r)
 		}
 	}
-	summary := fmt.Sprintf("%d units: %d same, %d moved, %d newly unschedulable, %d newly schedulable, %d unschedulable in both, %d undecided",
-		n.Units, n.Same, n.Moved, n.NewlyUnschedulable, n.NewlySchedulable, n.StillUnschedulable, n.Undecided)
+	summary := fmt.Sprintf("%d units: %d same, %d moved (%d by the change, %d tie-break noise), %d newly unschedulable, %d newly schedulable, %d unschedulable in both, %d undecided",
+		n.Units, n.Same, n.Moved, n.MovedByChange, n.TieBreakNoise, n.NewlyUnschedulable, n.NewlySchedulable, n.StillUnschedulable, n.Undecided)
 	switch {
 	case v.Allowed:
 		v.Message = "allowed: " + summary

@@ -23,13 +23,16 @@ func (r *Report) WriteText(w io.Writer) error {
 	fmt.Fprintf(tw, "Trial: current %s, candidate %s\n", r.Current.scheduler(), r.Candidate.scheduler())
 	fmt.Fprintf(tw, "Snapshot: %d nodes, %d bound pods, %d replayed\n", r.Snapshot.Nodes, r.Snapshot.Pods, r.Snapshot.Replay)
 	r.Snapshot.Sample.writeText(tw)
-	for _, a := range []ArmReport{r.Current, r.Candidate} {
+	for _, a := range []ArmReport{r.Current, r.Candidate, r.Rerun} {
 		fmt.Fprintf(tw, "  %s: %d bound, %d unschedulable, %d undecided\n", a.Name, a.Bound, a.Unschedulable, a.Undecided)
 	}
 	fmt.Fprintf(tw, "Verdict: %s\n", r.Verdict.Message)
 	for _, reason := range r.Verdict.Reasons {
 		fmt.Fprintf(tw, "  %s\n", reason)
 	}
+	n := r.Counts
+	fmt.Fprintf(tw, "Moved: %d of %d placed units (%.1f%%), %d by the change (%.1f%%), %d tie-break noise (the current configuration's second run, %s, placed them differently too)\n",
+		n.Moved, n.Same+n.Moved, n.MovedPercent(), n.MovedByChange, n.MovedByChangePercent(), n.TieBreakNoise, RerunArm)
 	nodes := map[string][2]string{}
 	for _, p := range r.Pods {
 		nodes[p.Pod] = [2]string{orDash(p.Current.Node), orDash(p.Candidate.Node)}
@@ -51,14 +54,18 @@ func (r *Report) WriteText(w io.Writer) error {
 		if u.Plugins != "" {
 			reason = u.Plugins + ": " + reason
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\n", u.Name, u.Pods, u.Change, where[0], where[1], reason)
+		change := string(u.Change)
+		if u.TieBreakNoise {
+			change += " (tie-break)"
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\n", u.Name, u.Pods, change, where[0], where[1], reason)
 	}
 	if !changed {
 		fmt.Fprintln(tw, "\nNo unit changed.")
 	}
-	fmt.Fprintln(tw, "\nNODE\tCURRENT\tCANDIDATE\t(replayed pods bound)")
+	fmt.Fprintln(tw, "\nNODE\tCURRENT\tCANDIDATE\tRERUN\t(replayed pods bound)")
 	for _, s := range r.Spread {
-		fmt.Fprintf(tw, "%s\t%d\t%d\t\n", s.Node, s.Current, s.Candidate)
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t\n", s.Node, s.Current, s.Candidate, s.Rerun)
 	}
 	t := r.Timings
 	fmt.Fprintf(tw, "\nTimings: snapshot %s, sandbox start %s, seed %s, schedule %s, compare %s, total %s\n",

@@ -49,6 +49,8 @@ type ArmReport struct {
 type Report struct {
 	Current   ArmReport `json:"current"`
 	Candidate ArmReport `json:"candidate"`
+	// Rerun is the current configuration's second run (RerunArm).
+	Rerun ArmReport `json:"rerun"`
 	// Snapshot counts what the sandboxes were seeded with.
 	Snapshot SnapshotCounts `json:"snapshot"`
 	Comparison
@@ -79,7 +81,8 @@ type Timings struct {
 }
 
 // Run seeds a sandbox per arm with the snapshot, runs each arm's scheduler in
-// its own, compares the placements and judges them by the gate. An error
+// its own (the current one twice: Arm.Rerun), compares the placements and
+// judges them by the gate. An error
 // means the trial could not run (a sandbox did not start, a scheduler
 // exited): it says nothing of the candidate.
 func Run(ctx context.Context, o Options) (*Report, error) {
@@ -90,10 +93,10 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	if o.Timeout == 0 {
 		o.Timeout = DefaultTimeout
 	}
-	arms := []Arm{o.Current, o.Candidate}
-	reports := make([]ArmReport, 2)
-	runs := make([]*armRun, 2)
-	errs := make([]error, 2)
+	arms := []Arm{o.Current, o.Candidate, o.Current.Rerun()}
+	reports := make([]ArmReport, len(arms))
+	runs := make([]Outcome, len(arms))
+	errs := make([]error, len(arms))
 	var wg sync.WaitGroup
 	for i := range arms {
 		wg.Add(1)
@@ -107,8 +110,8 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		return nil, err
 	}
 	compareStart := time.Now()
-	c := Compare(o.Snapshot.Replay, runs[0].outcome, runs[1].outcome)
-	r := &Report{Current: reports[0], Candidate: reports[1], Comparison: c, Verdict: o.Gate.Check(c),
+	c := Compare(o.Snapshot.Replay, runs[0], runs[1], runs[2])
+	r := &Report{Current: reports[0], Candidate: reports[1], Rerun: reports[2], Comparison: c, Verdict: o.Gate.Check(c),
 		Snapshot: SnapshotCounts{Nodes: len(o.Snapshot.Nodes), Pods: o.Snapshot.Pods.Len(), Replay: len(o.Snapshot.Replay),
 			Sample: summarize(o.Snapshot.Sampled)}}
 	r.Timings.Compare = time.Since(compareStart)
@@ -122,7 +125,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 }
 
 // runArm starts, seeds and stops one sandbox around one scheduler.
-func runArm(ctx context.Context, o Options, arm Arm) (ArmReport, *armRun, error) {
+func runArm(ctx context.Context, o Options, arm Arm) (ArmReport, Outcome, error) {
 	rep := ArmReport{Arm: arm}
 	t := time.Now()
 	sb, err := o.Runtime.Start(ctx, arm)
@@ -153,21 +156,29 @@ func runArm(ctx context.Context, o Options, arm Arm) (ArmReport, *armRun, error)
 		return rep, nil, stop(err)
 	}
 	rep.Schedule = time.Since(t)
-	rep.Undecided = run.undecided
-	for _, p := range run.outcome {
-		if p.Node != "" {
-			rep.Bound++
-		} else {
-			rep.Unschedulable++
-		}
-	}
-	rep.Unschedulable -= rep.Undecided
+	rep.count(run, len(o.Snapshot.Replay))
 	if o.Inspect != nil {
 		if err := o.Inspect(arm.Name, sb.Config()); err != nil {
 			return rep, nil, stop(fmt.Errorf("inspecting the %s sandbox: %w", arm.Name, err))
 		}
 	}
 	return rep, run, stop(nil)
+}
+
+// count counts an outcome of want replayed pods: a pod it lacks is undecided
+// (Compare says so too).
+func (rep *ArmReport) count(outcome Outcome, want int) {
+	for _, p := range outcome {
+		switch {
+		case p.Node != "":
+			rep.Bound++
+		case p.Undecided:
+			rep.Undecided++
+		default:
+			rep.Unschedulable++
+		}
+	}
+	rep.Undecided += max(0, want-len(outcome))
 }
 
 // stopTimeout bounds stopping one arm.

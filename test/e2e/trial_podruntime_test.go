@@ -17,9 +17,10 @@ import (
 
 // TestTrialPodRuntime runs trial.Run with its Pod runtime against the stack,
 // each arm a trial Pod the harness plays (the real etcd, kube-apiserver and
-// kube-scheduler): with two pods of ours bound on the first node and four
-// pending, LeastAllocated to MostAllocated scoring moves placements and the
-// gate (maxNewlyUnschedulable 0) allows it. No object of either sandbox holds
+// kube-scheduler), the current arm twice: with two pods of ours bound on the
+// first node and four pending, MostAllocated scoring packs the replayed pods
+// on fewer nodes than LeastAllocated and the gate (maxNewlyUnschedulable 0)
+// allows it. No object of either sandbox holds
 // an env value or a Secret reference, although the snapshot copied a pod that
 // has them. Once the trial is over no trial Pod is left, and the processes the
 // harness ran for them have exited.
@@ -62,12 +63,11 @@ func TestTrialPodRuntime(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the trial with trial Pods (runner log %s): %v", c.trials.log, err)
 	}
-	t.Logf("trial with trial Pods: %s after %s (start %s and %s, seed %s and %s, schedule %s and %s)", r.Verdict.Message,
-		time.Since(start).Round(100*time.Millisecond), r.Current.Start.Round(time.Millisecond), r.Candidate.Start.Round(time.Millisecond),
-		r.Current.Seed.Round(time.Millisecond), r.Candidate.Seed.Round(time.Millisecond),
-		r.Current.Schedule.Round(time.Millisecond), r.Candidate.Schedule.Round(time.Millisecond))
-	if n := leaks.count(); n != 2 {
-		t.Errorf("%d sandboxes inspected, want 2 (one per arm): %s", n, leaks)
+	t.Logf("trial with trial Pods: %s after %s (the slowest arm's start %s, seed %s, schedule %s)", r.Verdict.Message,
+		time.Since(start).Round(100*time.Millisecond), r.Timings.Start.Round(time.Millisecond), r.Timings.Seed.Round(time.Millisecond),
+		r.Timings.Schedule.Round(time.Millisecond))
+	if n := leaks.count(); n != 3 {
+		t.Errorf("%d sandboxes inspected, want 3 (current, candidate and the current's rerun): %s", n, leaks)
 	}
 	t.Logf("sandboxes inspected: %s", leaks)
 	moved := 0
@@ -79,9 +79,10 @@ func TestTrialPodRuntime(t *testing.T) {
 	if !r.Verdict.Allowed || moved == 0 || r.Counts.NewlyUnschedulable != 0 {
 		t.Errorf("verdict %+v, %d of namespace %s moved, counts %+v: want allowed with moved pods and none newly unschedulable", r.Verdict, moved, ns, r.Counts)
 	}
+	checkPacked(t, r)
 	started := c.trials.startedList()[before:]
-	if len(started) != 2 {
-		t.Errorf("the harness started %d trial schedulers, want 2 (one per arm)", len(started))
+	if len(started) != 3 {
+		t.Errorf("the harness started %d trial schedulers, want 3 (current, candidate and the current's rerun)", len(started))
 	}
 	for _, s := range started {
 		checkTrialPodGone(ctx, t, c, s, true)

@@ -34,7 +34,9 @@ const trialSecret = "E2E-TRIAL-SECRET-VALUE"
 // LeastAllocated scoring, two pods of ours bound on the first node and four
 // pending:
 //
-//   - MostAllocated (examples/bin-packing) moves placements; the gate allows it;
+//   - MostAllocated (examples/bin-packing) packs the replayed pods on fewer
+//     nodes than LeastAllocated does in either run of the current
+//     configuration; the gate allows it;
 //   - a NodeAffinity addedAffinity no node matches leaves every replayed pod
 //     unschedulable: blocked, with the count and the plugin;
 //   - no object of either sandbox holds an env value or a Secret reference,
@@ -62,7 +64,7 @@ func TestTrial(t *testing.T) {
 	c.createSecretHolder(t, ns, first)
 	c.createReplaySet(t, ns, first)
 
-	t.Run("MostAllocated moves placements and is allowed", func(t *testing.T) {
+	t.Run("MostAllocated packs the replayed pods and is allowed", func(t *testing.T) {
 		example := repoPath(t, "examples", "bin-packing")
 		r, err := c.runTrial(t, []string{filepath.Join(example, "secondaryscheduler.yaml"), filepath.Join(example, "configmap.yaml")}, nil)
 		if err != nil {
@@ -84,6 +86,7 @@ func TestTrial(t *testing.T) {
 		if moved == 0 || !r.Verdict.Allowed || r.Counts.NewlyUnschedulable != 0 {
 			t.Errorf("want moved pods and an allowed verdict; got %d moved, verdict %+v", moved, r.Verdict)
 		}
+		checkPacked(t, r)
 		t.Logf("%d of 6 moved; %s (timings %+v)", moved, r.Verdict.Message, r.Timings)
 	})
 
@@ -110,8 +113,8 @@ func TestTrial(t *testing.T) {
 		if !strings.Contains(err.Error(), "blocked") {
 			t.Errorf("the command's error %q does not say it is blocked", err)
 		}
-		if n := leaks.count(); n != 2 {
-			t.Errorf("%d sandboxes inspected, want 2 (one per arm): %s", n, leaks)
+		if n := leaks.count(); n != 3 {
+			t.Errorf("%d sandboxes inspected, want 3 (current, candidate and the current's rerun): %s", n, leaks)
 		}
 		t.Logf("sandboxes inspected: %s; %s", leaks, r.Verdict.Message)
 	})
@@ -186,6 +189,26 @@ func checkBlockedGang(t *testing.T, r *trial.Report, ns string) {
 		t.Errorf("the gang's reason names plugins %q, want Coscheduling among them: %s", units[0].Plugins, units[0].Reason)
 	}
 	t.Logf("the gang: %+v", units[0])
+}
+
+// checkPacked checks the shape MostAllocated gives the candidate: the
+// replayed pods on fewer nodes than LeastAllocated, which the current
+// configuration runs (twice), spreads them over. Moving proves less: a second
+// run of the current configuration moves pods too.
+func checkPacked(t *testing.T, r *trial.Report) {
+	t.Helper()
+	nodes := map[string]int{}
+	for _, s := range r.Spread {
+		for arm, n := range map[string]int{"current": s.Current, "candidate": s.Candidate, trial.RerunArm: s.Rerun} {
+			if n > 0 {
+				nodes[arm]++
+			}
+		}
+	}
+	if nodes["candidate"] >= nodes["current"] || nodes["candidate"] >= nodes[trial.RerunArm] {
+		t.Errorf("the replayed pods are on %d nodes under MostAllocated, on %d and %d under LeastAllocated (current, rerun): want fewer; spread %+v",
+			nodes["candidate"], nodes["current"], nodes[trial.RerunArm], r.Spread)
+	}
 }
 
 // runTrial runs the trial command against the stack with the input files of

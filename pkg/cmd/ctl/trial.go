@@ -167,7 +167,7 @@ func RunTrial(ctx context.Context, o *TrialOptions, stdin io.Reader, stdout, std
 		return err
 	}
 	if o.WorkDir == "" { // the logs went with the temporary directory
-		report.Current.Log, report.Candidate.Log = "", ""
+		report.Current.Log, report.Candidate.Log, report.Rerun.Log = "", "", ""
 	}
 	report.Timings.Snapshot = took
 	report.Timings.Total += took

@@ -915,9 +915,18 @@ func schema_pkg_apis_operator_v1_TrialCounts(ref common.ReferenceCallback) commo
 					},
 					"moved": {
 						SchemaProps: spec.SchemaProps{
-							Default: 0,
-							Type:    []string{"integer"},
-							Format:  "int32",
+							Description: "moved are the units both arms placed, on different nodes.",
+							Default:     0,
+							Type:        []string{"integer"},
+							Format:      "int32",
+						},
+					},
+					"tieBreakNoise": {
+						SchemaProps: spec.SchemaProps{
+							Description: "tieBreakNoise are the moved units that the current configuration, run a second time on its own sandbox, also placed differently: kube-scheduler breaks equal scores at random, so they moved by chance. moved minus tieBreakNoise were moved by the change; only those count against spec.rollout.trial.maxMovedPercent.",
+							Default:     0,
+							Type:        []string{"integer"},
+							Format:      "int32",
 						},
 					},
 					"newlyUnschedulable": {
@@ -1013,7 +1022,7 @@ func schema_pkg_apis_operator_v1_TrialPolicy(ref common.ReferenceCallback) commo
 					},
 					"maxMovedPercent": {
 						SchemaProps: spec.SchemaProps{
-							Description: "maxMovedPercent is the share of replayed pods the new scheduler may place on another node than the running one does. Unset: no limit.",
+							Description: "maxMovedPercent is the share of the replayed units placed by both schedulers that the new one may place on another node than the running one does. Moves the running configuration also makes when run twice (tie-break noise) are not counted. Unset: no limit.",
 							Type:        []string{"integer"},
 							Format:      "int32",
 						},

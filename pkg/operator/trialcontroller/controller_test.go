@@ -301,3 +301,28 @@ func TestSwappedBaselineFailsTheTrial(t *testing.T) {
 		t.Error("a trial ran with the swapped baseline")
 	}
 }
+
+// Tie-break noise reaches status and back: a verdict judged again by another
+// gate leaves it out of maxMovedPercent, and a verdict recorded without it
+// (before it was counted) judges all its moves as the change's.
+func TestRejudgeLeavesOutTieBreakNoise(t *testing.T) {
+	n := trial.Counts{Units: 4, Same: 1, Moved: 3, TieBreakNoise: 2, MovedByChange: 1}
+	if got := trialCounts(*statusCounts(n)); got != n {
+		t.Fatalf("counts through status: %+v, want %+v", got, n)
+	}
+	gate := secondaryschedulerv1.TrialGate{MaxMovedPercent: ptr.To[int32](25)}
+	for _, tc := range []struct {
+		name   string
+		counts secondaryschedulerv1.TrialCounts
+		want   secondaryschedulerv1.TrialVerdict
+	}{
+		{"noise left out", *statusCounts(n), secondaryschedulerv1.TrialAllowed},
+		{"no noise recorded", secondaryschedulerv1.TrialCounts{Units: 4, Same: 1, Moved: 3}, secondaryschedulerv1.TrialBlocked},
+	} {
+		last := &secondaryschedulerv1.TrialResult{Key: "k1", Verdict: secondaryschedulerv1.TrialBlocked, Gate: &secondaryschedulerv1.TrialGate{},
+			Message: "blocked", Counts: &tc.counts}
+		if got := rejudge(last, gate); got.Verdict != tc.want {
+			t.Errorf("%s: %s (%s), want %s", tc.name, got.Verdict, got.Message, tc.want)
+		}
+	}
+}

@@ -131,13 +131,16 @@ func gateOf(g secondaryschedulerv1.TrialGate) trial.Gate {
 // statusCounts and trialCounts convert between the counts of status and
 // those package trial judges.
 func statusCounts(n trial.Counts) *secondaryschedulerv1.TrialCounts {
-	return &secondaryschedulerv1.TrialCounts{Units: int32(n.Units), Same: int32(n.Same), Moved: int32(n.Moved),
+	return &secondaryschedulerv1.TrialCounts{Units: int32(n.Units), Same: int32(n.Same), Moved: int32(n.Moved), TieBreakNoise: int32(n.TieBreakNoise),
 		NewlyUnschedulable: int32(n.NewlyUnschedulable), NewlySchedulable: int32(n.NewlySchedulable), StillUnschedulable: int32(n.StillUnschedulable),
 		Undecided: int32(n.Undecided)}
 }
 
+// A verdict recorded before tieBreakNoise was counted has none: all its
+// moves are judged as the change's.
 func trialCounts(n secondaryschedulerv1.TrialCounts) trial.Counts {
 	return trial.Counts{Units: int(n.Units), Same: int(n.Same), Moved: int(n.Moved),
+		TieBreakNoise: int(n.TieBreakNoise), MovedByChange: int(n.Moved - n.TieBreakNoise),
 		NewlyUnschedulable: int(n.NewlyUnschedulable), NewlySchedulable: int(n.NewlySchedulable), StillUnschedulable: int(n.StillUnschedulable),
 		Undecided: int(n.Undecided)}
 }
@@ -201,7 +204,7 @@ func (c *controller) writeStatus(ctx context.Context, result secondaryschedulerv
 		t.WithReport(result.Report)
 	}
 	if n := result.Counts; n != nil {
-		t.WithCounts(secondaryschedulerapply.TrialCounts().WithUnits(n.Units).WithSame(n.Same).WithMoved(n.Moved).
+		t.WithCounts(secondaryschedulerapply.TrialCounts().WithUnits(n.Units).WithSame(n.Same).WithMoved(n.Moved).WithTieBreakNoise(n.TieBreakNoise).
 			WithNewlyUnschedulable(n.NewlyUnschedulable).WithNewlySchedulable(n.NewlySchedulable).WithStillUnschedulable(n.StillUnschedulable).
 			WithUndecided(n.Undecided))
 	}

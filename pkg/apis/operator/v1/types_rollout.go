@@ -71,8 +71,10 @@ type TrialPolicy struct {
 	// +kubebuilder:validation:Minimum=0
 	MaxNewlyUnschedulable *int32 `json:"maxNewlyUnschedulable,omitempty"`
 
-	// maxMovedPercent is the share of replayed pods the new scheduler may place
-	// on another node than the running one does. Unset: no limit.
+	// maxMovedPercent is the share of the replayed units placed by both
+	// schedulers that the new one may place on another node than the running
+	// one does. Moves the running configuration also makes when run twice
+	// (tie-break noise) are not counted. Unset: no limit.
 	// +optional
 	// +kubebuilder:validation:Minimum=0
 	// +kubebuilder:validation:Maximum=100
@@ -251,8 +253,16 @@ type TrialCounts struct {
 	Units int32 `json:"units"`
 	// +optional
 	Same int32 `json:"same"`
+	// moved are the units both arms placed, on different nodes.
 	// +optional
 	Moved int32 `json:"moved"`
+	// tieBreakNoise are the moved units that the current configuration, run
+	// a second time on its own sandbox, also placed differently:
+	// kube-scheduler breaks equal scores at random, so they moved by chance.
+	// moved minus tieBreakNoise were moved by the change; only those count
+	// against spec.rollout.trial.maxMovedPercent.
+	// +optional
+	TieBreakNoise int32 `json:"tieBreakNoise"`
 	// +optional
 	NewlyUnschedulable int32 `json:"newlyUnschedulable"`
 	// +optional

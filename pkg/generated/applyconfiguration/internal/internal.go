@@ -374,6 +374,10 @@ var schemaYAML = typed.YAMLObject(`types:
       type:
         scalar: numeric
       default: 0
+    - name: tieBreakNoise
+      type:
+        scalar: numeric
+      default: 0
     - name: undecided
       type:
         scalar: numeric

@@ -7,9 +7,16 @@ package v1
 //
 // TrialCounts count a trial's replayed units by what changed.
 type TrialCountsApplyConfiguration struct {
-	Units              *int32 `json:"units,omitempty"`
-	Same               *int32 `json:"same,omitempty"`
-	Moved              *int32 `json:"moved,omitempty"`
+	Units *int32 `json:"units,omitempty"`
+	Same  *int32 `json:"same,omitempty"`
+	// moved are the units both arms placed, on different nodes.
+	Moved *int32 `json:"moved,omitempty"`
+	// tieBreakNoise are the moved units that the current configuration, run
+	// a second time on its own sandbox, also placed differently:
+	// kube-scheduler breaks equal scores at random, so they moved by chance.
+	// moved minus tieBreakNoise were moved by the change; only those count
+	// against spec.rollout.trial.maxMovedPercent.
+	TieBreakNoise      *int32 `json:"tieBreakNoise,omitempty"`
 	NewlyUnschedulable *int32 `json:"newlyUnschedulable,omitempty"`
 	NewlySchedulable   *int32 `json:"newlySchedulable,omitempty"`
 	StillUnschedulable *int32 `json:"stillUnschedulable,omitempty"`
@@ -45,6 +52,14 @@ func (b *TrialCountsApplyConfiguration) WithSame(value int32) *TrialCountsApplyC
 // If called multiple times, the Moved field is set to the value of the last call.
 func (b *TrialCountsApplyConfiguration) WithMoved(value int32) *TrialCountsApplyConfiguration {
 	b.Moved = &value
+	return b
+}
+
+// WithTieBreakNoise sets the TieBreakNoise field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the TieBreakNoise field is set to the value of the last call.
+func (b *TrialCountsApplyConfiguration) WithTieBreakNoise(value int32) *TrialCountsApplyConfiguration {
+	b.TieBreakNoise = &value
 	return b
 }
 

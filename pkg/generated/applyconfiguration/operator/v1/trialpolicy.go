@@ -21,8 +21,10 @@ type TrialPolicyApplyConfiguration struct {
 	// unschedulable with the new scheduler while the running one places them.
 	// Defaults to 0.
 	MaxNewlyUnschedulable *int32 `json:"maxNewlyUnschedulable,omitempty"`
-	// maxMovedPercent is the share of replayed pods the new scheduler may place
-	// on another node than the running one does. Unset: no limit.
+	// maxMovedPercent is the share of the replayed units placed by both
+	// schedulers that the new one may place on another node than the running
+	// one does. Moves the running configuration also makes when run twice
+	// (tie-break noise) are not counted. Unset: no limit.
 	MaxMovedPercent *int32 `json:"maxMovedPercent,omitempty"`
 	// timeoutSeconds bounds a trial, from its start to the verdict; a trial
 	// that runs out of time fails and nothing rolls out. Defaults to 300.

@@ -163,9 +163,18 @@ type snapshotSize struct {
 }
 
 func (z *snapshotSize) add(what string, o runtime.Object, n int) error {
+	ns := ""
+	if m, err := apimeta.Accessor(o); err == nil {
+		ns = m.GetNamespace()
+	}
+	return z.addSized(what, ns, n)
+}
+
+// addSized counts n bytes of an object of namespace ns ("" for none).
+func (z *snapshotSize) addSized(what, ns string, n int) error {
 	z.total += n
-	if m, err := apimeta.Accessor(o); err == nil && m.GetNamespace() != "" {
-		z.byNamespace[m.GetNamespace()] += n
+	if ns != "" {
+		z.byNamespace[ns] += n
 	}
 	if z.total <= z.limit {
 		return nil

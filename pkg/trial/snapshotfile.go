@@ -46,7 +46,7 @@ type SnapshotFile struct {
 	Current Arm
 	// Cluster is what the caller read of the cluster besides, in its own
 	// format (the command renders the candidate with it); kept as it is.
-	Cluster json.RawMessage
+	Cluster  json.RawMessage
 	Snapshot *Snapshot
 }
 

@@ -56,7 +56,7 @@ func TestServesTheAdministratorsCommands(t *testing.T) {
 	for _, c := range ctl.NewRootCommand(local.New).Commands() {
 		got = append(got, c.Name())
 	}
-	if want := []string{"diff", "render", "trial", "version"}; !slices.Equal(got, want) {
+	if want := []string{"diff", "render", "snapshot", "trial", "version"}; !slices.Equal(got, want) {
 		t.Errorf("commands %v, want %v", got, want)
 	}
 }

@@ -36,13 +36,28 @@ const maxReasons = 3
 // may roll out. This is the one place counts are judged.
 func (g Gate) Exceeded(n Counts) []string {
 	var out []string
-	if n.NewlyUnschedulable > g.MaxNewlyUnschedulable {
-		out = append(out, fmt.Sprintf("%d newly unschedulable (at most %d allowed)", n.NewlyUnschedulable, g.MaxNewlyUnschedulable))
-	}
-	if p := n.MovedByChangePercent(); g.MaxMovedPercent != nil && p > *g.MaxMovedPercent {
-		out = append(out, fmt.Sprintf("%.1f%% moved by the change (at most %g%% allowed)", p, *g.MaxMovedPercent))
+	for _, rule := range []string{g.newlyExceeded(n), g.movedExceeded(n)} {
+		if rule != "" {
+			out = append(out, rule)
+		}
 	}
 	return out
+}
+
+// newlyExceeded and movedExceeded are Exceeded's rules, one each: "" when
+// the counts are within it.
+func (g Gate) newlyExceeded(n Counts) string {
+	if n.NewlyUnschedulable > g.MaxNewlyUnschedulable {
+		return fmt.Sprintf("%d newly unschedulable (at most %d allowed)", n.NewlyUnschedulable, g.MaxNewlyUnschedulable)
+	}
+	return ""
+}
+
+func (g Gate) movedExceeded(n Counts) string {
+	if p := n.MovedByChangePercent(); g.MaxMovedPercent != nil && p > *g.MaxMovedPercent {
+		return fmt.Sprintf("%.1f%% moved by the change (at most %g%% allowed)", p, *g.MaxMovedPercent)
+	}
+	return ""
 }
 
 // Check judges a comparison: its counts by Exceeded, with the first reasons

@@ -9,6 +9,13 @@ import (
 	corev1 "k8s.io/api/core/v1"
 )
 
+// MaxReplayPending and MaxReplayBound are the largest ReplayBounds, as the
+// API's spec.rollout.trial allows them.
+const (
+	MaxReplayPending = 5000
+	MaxReplayBound   = 2000
+)
+
 // ReplayBounds bound the replay set: at most Pending of the pending pods the
 // trial's schedulers serve, and the Bound pods they bound last, each shared
 // fairly among namespaces (fairSample).

@@ -177,9 +177,16 @@ type snapshotSize struct {
 
 // add counts the n bytes kept of o, read while listing what.
 func (z *snapshotSize) add(what string, o runtime.Object, n int) error {
+	ns := ""
 	if m, err := apimeta.Accessor(o); err == nil {
-		z.change(m.GetNamespace(), n)
+		ns = m.GetNamespace()
 	}
+	return z.addSized(what, ns, n)
+}
+
+// addSized counts n bytes of an object of namespace ns ("" for none).
+func (z *snapshotSize) addSized(what, ns string, n int) error {
+	z.change(ns, n)
 	return z.check(what)
 }
 

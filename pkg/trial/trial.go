@@ -54,6 +54,8 @@ type Report struct {
 	// Snapshot counts what the sandboxes were seeded with.
 	Snapshot SnapshotCounts `json:"snapshot"`
 	Comparison
+	// Gate is what Verdict was judged by.
+	Gate    Gate    `json:"gate"`
 	Verdict Verdict `json:"verdict"`
 	Timings Timings `json:"timings"`
 }
@@ -111,7 +113,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	}
 	compareStart := time.Now()
 	c := Compare(o.Snapshot.Replay, runs[0], runs[1], runs[2])
-	r := &Report{Current: reports[0], Candidate: reports[1], Rerun: reports[2], Comparison: c, Verdict: o.Gate.Check(c),
+	r := &Report{Current: reports[0], Candidate: reports[1], Rerun: reports[2], Comparison: c, Gate: o.Gate, Verdict: o.Gate.Check(c),
 		Snapshot: SnapshotCounts{Nodes: len(o.Snapshot.Nodes), Pods: o.Snapshot.Pods.Len(), Replay: len(o.Snapshot.Replay),
 			Sample: summarize(o.Snapshot.Sampled)}}
 	r.Timings.Compare = time.Since(compareStart)

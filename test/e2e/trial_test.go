@@ -6,8 +6,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -119,6 +121,10 @@ func TestTrial(t *testing.T) {
 		t.Logf("sandboxes inspected: %s; %s", leaks, r.Verdict.Message)
 	})
 
+	t.Run("a snapshot file, tried without the cluster, counts as the live trial", func(t *testing.T) {
+		c.trialOfSnapshotFile(t, dir, ns)
+	})
+
 	t.Run("a Coscheduling gang of 4 made unschedulable counts as one unit", func(t *testing.T) {
 		c.trialGang(t, dir, first)
 	})
@@ -211,19 +217,86 @@ func checkPacked(t *testing.T, r *trial.Report) {
 	}
 }
 
+// trialOfSnapshotFile writes a snapshot of the stack to a file, runs the
+// blocked change's trial live, then from the file with no kubeconfig, and
+// compares them. The change leaves every replayed unit unschedulable and the
+// current scheduler has room for them all, so no tie-break of either arm
+// changes a count: the live trial's counts are the file's, or the file lost
+// something the trial reads.
+func (c *cluster) trialOfSnapshotFile(t *testing.T, dir, ns string) {
+	blocked := writeTrialInput(t, dir, "blocked", "LeastAllocated", "e2e.trial/no-such-label")
+	file := filepath.Join(dir, "snapshot.json.gz")
+	var errOut bytes.Buffer
+	if err := ctl.RunSnapshot(context.Background(), &ctl.SnapshotOptions{Kubeconfig: c.kubeconfig, Output: file, Replay: 2, ReplayPending: 1000}, io.Discard, &errOut); err != nil {
+		t.Fatalf("the snapshot: %v\n%s", err, errOut.String())
+	}
+	fi, err := os.Stat(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%s: %d bytes; %s", file, fi.Size(), errOut.String())
+	live, err := c.runTrial(t, []string{blocked}, nil)
+	if !errors.Is(err, ctl.ErrTrialBlocked) {
+		t.Fatalf("the live trial returned %v, want it blocked", err)
+	}
+	// No cluster: a kubeconfig read by mistake fails the trial.
+	t.Setenv("KUBECONFIG", filepath.Join(dir, "no-such-kubeconfig"))
+	fromFile, err := c.runTrialWith(t, &ctl.TrialOptions{Files: []string{blocked}, Snapshot: file})
+	if !errors.Is(err, ctl.ErrTrialBlocked) {
+		t.Fatalf("the trial of the snapshot file returned %v, want it blocked", err)
+	}
+	if got, want := replayed(fromFile), replayed(live); got != want {
+		t.Fatalf("the file replays %s, the live trial %s: the cluster changed in between, the counts would mean nothing", got, want)
+	}
+	if n := len(unitsIn(live, ns)); n != 6 || live.Counts.NewlyUnschedulable < 6 {
+		t.Fatalf("the live trial has %d units of %s and %d newly unschedulable, want 6 and at least 6: the comparison would prove little",
+			n, ns, live.Counts.NewlyUnschedulable)
+	}
+	for what, pair := range map[string][2]any{
+		"snapshot":  {live.Snapshot, fromFile.Snapshot},
+		"counts":    {live.Counts, fromFile.Counts},
+		"current":   {[3]int{live.Current.Bound, live.Current.Unschedulable, live.Current.Undecided}, [3]int{fromFile.Current.Bound, fromFile.Current.Unschedulable, fromFile.Current.Undecided}},
+		"candidate": {[3]int{live.Candidate.Bound, live.Candidate.Unschedulable, live.Candidate.Undecided}, [3]int{fromFile.Candidate.Bound, fromFile.Candidate.Unschedulable, fromFile.Candidate.Undecided}},
+		"verdict":   {live.Verdict.Message, fromFile.Verdict.Message},
+		"binaries":  {[2]string{live.Current.Binary, live.Candidate.Binary}, [2]string{fromFile.Current.Binary, fromFile.Candidate.Binary}},
+	} {
+		if !reflect.DeepEqual(pair[0], pair[1]) {
+			t.Errorf("%s: live %+v, from the file %+v", what, pair[0], pair[1])
+		}
+	}
+	t.Logf("live and from the file: %s", fromFile.Verdict.Message)
+}
+
+// replayed names the replayed pods of a report, sorted.
+func replayed(r *trial.Report) string {
+	var out []string
+	for _, p := range r.Pods {
+		out = append(out, p.Pod)
+	}
+	slices.Sort(out)
+	return strings.Join(out, ",")
+}
+
 // runTrial runs the trial command against the stack with the input files of
 // files, and decodes its JSON report.
 func (c *cluster) runTrial(t *testing.T, files []string, inspect func(string, *rest.Config) error, with ...func(*ctl.TrialOptions)) (*trial.Report, error) {
 	t.Helper()
-	var out, errOut bytes.Buffer
-	start := time.Now()
-	o := &ctl.TrialOptions{NewRuntime: local.New, Files: files, Kubeconfig: c.kubeconfig, BinDir: c.bin,
-		Replay: 2, ReplayPending: 1000, Timeout: time.Minute, Output: "json", Inspect: inspect}
+	o := &ctl.TrialOptions{Files: files, Kubeconfig: c.kubeconfig, Replay: 2, ReplayPending: 1000, Inspect: inspect}
 	for _, f := range with {
 		f(o)
 	}
+	return c.runTrialWith(t, o)
+}
+
+// runTrialWith runs the trial command with o, its arms on this machine from
+// the stack's binaries, and decodes its JSON report.
+func (c *cluster) runTrialWith(t *testing.T, o *ctl.TrialOptions) (*trial.Report, error) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	start := time.Now()
+	o.NewRuntime, o.BinDir, o.Timeout, o.Output = local.New, c.bin, time.Minute, "json"
 	err := ctl.RunTrial(context.Background(), o, nil, &out, &errOut)
-	t.Logf("trial of %s: %s after %s\n%s", strings.Join(files, ", "), errText(err), time.Since(start).Round(100*time.Millisecond), errOut.String())
+	t.Logf("trial of %s: %s after %s\n%s", strings.Join(o.Files, ", "), errText(err), time.Since(start).Round(100*time.Millisecond), errOut.String())
 	if out.Len() == 0 {
 		t.Fatalf("the trial wrote no report: %v", err)
 	}

@@ -41,11 +41,8 @@ type change struct {
 // loadChange reads the input files, renders them for the cluster of
 // kubeconfig and reads what it serves. It only reads from the cluster.
 func loadChange(ctx context.Context, files []string, kubeconfig string, stdin io.Reader) (*change, error) {
-	in, err := readInputs(files, stdin)
+	in, err := readChange(files, stdin)
 	if err != nil {
-		return nil, err
-	}
-	if err := render.CheckDocuments(in.scheduler, in.userConfig(in.scheduler.Spec.SchedulerConfig)); err != nil {
 		return nil, err
 	}
 	config, err := clusterConfig(kubeconfig)
@@ -61,6 +58,18 @@ func loadChange(ctx context.Context, files []string, kubeconfig string, stdin io
 		return nil, err
 	}
 	return &change{in: in, config: config, kube: kube, gathered: gathered, objs: objs, served: served, servedFrom: servedFrom}, nil
+}
+
+// readChange reads the input files of a change and checks their documents.
+func readChange(files []string, stdin io.Reader) (*renderInput, error) {
+	in, err := readInputs(files, stdin)
+	if err != nil {
+		return nil, err
+	}
+	if err := render.CheckDocuments(in.scheduler, in.userConfig(in.scheduler.Spec.SchedulerConfig)); err != nil {
+		return nil, err
+	}
+	return in, nil
 }
 
 // clusterConfig loads kubeconfig ("" for the default loading rules).
@@ -88,20 +97,16 @@ func renderForCluster(ctx context.Context, config *rest.Config, in *renderInput)
 		return nil, nil, nil, err
 	}
 	ss := in.scheduler
-	live, err := crs.OperatorV1().SecondarySchedulers().Get(ctx, secondaryschedulerv1.SingletonName, metav1.GetOptions{})
-	switch {
-	case apierrors.IsNotFound(err):
-		live = nil
-	case err != nil:
-		return nil, nil, nil, fmt.Errorf("reading SecondaryScheduler %s: %w", secondaryschedulerv1.SingletonName, err)
+	live, err := liveScheduler(ctx, crs)
+	if err != nil {
+		return nil, nil, nil, err
 	}
-	switch {
-	case len(in.observed) > 0:
-		if err := observe(ss, in.observed); err != nil {
-			return nil, nil, nil, fmt.Errorf("observing the cluster configuration: %w", err)
-		}
-	case live != nil && len(ss.Spec.ObservedConfig.Raw) == 0:
-		ss.Spec.ObservedConfig = live.Spec.ObservedConfig
+	var liveObserved []byte
+	if live != nil {
+		liveObserved = live.Spec.ObservedConfig.Raw
+	}
+	if err := observeCluster(in, liveObserved); err != nil {
+		return nil, nil, nil, err
 	}
 	gathered, err := gather.Gather(ss, liveRecord(live), liveSources(ctx, kube, in))
 	if err != nil {
@@ -114,6 +119,34 @@ func renderForCluster(ctx context.Context, config *rest.Config, in *renderInput)
 	}
 	objs, err := render.Render(gathered.Render)
 	return kube, gathered, objs, err
+}
+
+// liveScheduler is the cluster's SecondaryScheduler, nil when there is none.
+func liveScheduler(ctx context.Context, crs versioned.Interface) (*secondaryschedulerv1.SecondaryScheduler, error) {
+	live, err := crs.OperatorV1().SecondarySchedulers().Get(ctx, secondaryschedulerv1.SingletonName, metav1.GetOptions{})
+	switch {
+	case apierrors.IsNotFound(err):
+		return nil, nil
+	case err != nil:
+		return nil, fmt.Errorf("reading SecondaryScheduler %s: %w", secondaryschedulerv1.SingletonName, err)
+	}
+	return live, nil
+}
+
+// observeCluster fills the input's spec.observedConfig as the operator would
+// for the cluster: from the input's APIServer and Scheduler documents when it
+// has them, else, unless the input sets it, with the cluster's (liveObserved).
+func observeCluster(in *renderInput, liveObserved []byte) error {
+	ss := in.scheduler
+	switch {
+	case len(in.observed) > 0:
+		if err := observe(ss, in.observed); err != nil {
+			return fmt.Errorf("observing the cluster configuration: %w", err)
+		}
+	case len(liveObserved) > 0 && len(ss.Spec.ObservedConfig.Raw) == 0:
+		ss.Spec.ObservedConfig.Raw = liveObserved
+	}
+	return nil
 }
 
 // readInputs reads the documents of files as render does.

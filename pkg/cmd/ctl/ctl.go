@@ -1,5 +1,5 @@
-// Package ctl holds the administrator's commands: render, diff, trial and
-// version. The operator binary serves render, diff and version too;
+// Package ctl holds the administrator's commands: render, diff, trial,
+// snapshot and version. The operator binary serves render, diff and version too;
 // secondary-scheduler-ctl serves them all, without the controllers, and
 // trial with a runtime of its own (package trial/local), which the operator
 // binary does not link.
@@ -14,11 +14,12 @@ import (
 	"github.com/openshift/secondary-scheduler-operator/pkg/version"
 )
 
-// NewRootCommand is secondary-scheduler-ctl: NewRoot's commands and trial,
-// whose arms newRuntime runs on this machine.
+// NewRootCommand is secondary-scheduler-ctl: NewRoot's commands, trial,
+// whose arms newRuntime runs on this machine, and snapshot, which writes what
+// a trial reads of the cluster to a file.
 func NewRootCommand(newRuntime NewRuntime) *cobra.Command {
 	root := NewRoot("secondary-scheduler-ctl", "Renders, compares and tries a SecondaryScheduler change before the operator applies it")
-	root.AddCommand(newTrialCommand(newRuntime))
+	root.AddCommand(newTrialCommand(newRuntime), newSnapshotCommand())
 	return root
 }
 

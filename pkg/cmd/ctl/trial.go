@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	appsv1 "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
@@ -43,6 +42,10 @@ type TrialOptions struct {
 	MaxMovedPercent *float64
 	Output          string
 	WorkDir         string
+	// Snapshot is a file snapshot wrote: the trial reads no cluster.
+	Snapshot string
+	// ReplayGiven says --replay was given, which a snapshot file refuses.
+	ReplayGiven bool
 	// Inspect is trial.Options.Inspect (tests).
 	Inspect func(arm string, sandbox *rest.Config) error
 	// NewRuntime runs the arms.
@@ -62,7 +65,7 @@ func newTrialCommand(newRuntime NewRuntime) *cobra.Command {
 	o := &TrialOptions{NewRuntime: newRuntime}
 	maxMoved := -1.0
 	c := &cobra.Command{
-		Use:   "trial -f FILE [-f FILE ...] [--kubeconfig FILE]",
+		Use:   "trial -f FILE [-f FILE ...] [--kubeconfig FILE | --snapshot FILE]",
 		Short: "Try a SecondaryScheduler change on a copy of the cluster: which placements move, which pods become unschedulable",
 		Long: `Reads the same input as render and diff (a SecondaryScheduler, the ConfigMap
 its spec.schedulerConfig names), renders the scheduler configuration the
@@ -81,13 +84,19 @@ operator would roll out, and tries it against the one the cluster serves now:
 
 The gate: more than --max-newly-unschedulable newly unschedulable units, or
 more than --max-moved-percent of the units placed by both moved, blocks the
-change: the command exits 2. It exits 1 when the trial cannot run. docs/trial.md
-says what a trial can and cannot predict.`,
+change: the command exits 2 (and when units are left undecided). It exits 1
+when the trial cannot run. docs/trial.md says what a trial can and cannot
+predict.
+
+With --snapshot FILE, the cluster is read from a file the snapshot command
+wrote (its snapshot, replay set, the scheduler that serves and what the change
+is rendered with), and no kubeconfig is needed: a trial in CI.`,
 		Args: cobra.NoArgs,
 		Run: func(c *cobra.Command, _ []string) {
 			if maxMoved >= 0 {
 				o.MaxMovedPercent = &maxMoved
 			}
+			o.ReplayGiven = c.Flags().Changed("replay") || c.Flags().Changed("replay-pending")
 			err := RunTrial(c.Context(), o, c.InOrStdin(), c.OutOrStdout(), c.ErrOrStderr())
 			switch {
 			case errors.Is(err, ErrTrialBlocked):
@@ -115,53 +124,68 @@ says what a trial can and cannot predict.`,
 	f.DurationVar(&o.Timeout, "timeout", trial.DefaultTimeout, "how long each scheduler may take to place the replayed pods")
 	f.IntVar(&o.MaxNewly, "max-newly-unschedulable", 0, "the gate: how many units may become unschedulable")
 	f.Float64Var(&maxMoved, "max-moved-percent", -1, "the gate: the share of units that may move, in percent (negative: no bound)")
-	f.StringVarP(&o.Output, "output", "o", "text", "text or json")
+	f.StringVarP(&o.Output, "output", "o", "text", "text, json or junit (a testsuite: a blocked change fails, an inconclusive or failed trial is in error)")
+	f.StringVar(&o.Snapshot, "snapshot", "", "try the change on a file the snapshot command wrote, reading no cluster (instead of --kubeconfig)")
 	f.StringVar(&o.WorkDir, "work-dir", "", "keep each arm's configuration and scheduler log here (default: a temporary directory, removed)")
 	return c
 }
 
+// trialOutputs are the formats of -o, each a writer of the report.
+var trialOutputs = []string{"text", "json", "junit"}
+
 // RunTrial is the trial command. It returns an error wrapping ErrTrialBlocked,
-// after the report is written, when the gate blocks the change.
+// after the report is written, when the gate blocks the change. With -o
+// junit, a trial that cannot run is written as a testcase in error too.
 func RunTrial(ctx context.Context, o *TrialOptions, stdin io.Reader, stdout, stderr io.Writer) error {
-	if o.Output != "text" && o.Output != "json" {
-		return fmt.Errorf("--output: %q is neither text nor json", o.Output)
+	err := runTrial(ctx, o, stdin, stdout, stderr)
+	if err != nil && o.Output == "junit" && !errors.Is(err, ErrTrialBlocked) {
+		return errors.Join(err, trial.WriteJUnitError(stdout, err))
 	}
-	if o.Replay < 0 {
-		return fmt.Errorf("--replay: %d is negative", o.Replay)
-	}
-	if o.ReplayPending < 0 {
-		return fmt.Errorf("--replay-pending: %d is negative", o.ReplayPending)
-	}
-	ch, err := loadChange(ctx, o.Files, o.Kubeconfig, stdin)
-	if err != nil {
+	return err
+}
+
+// trialInput is what a trial runs: the change rendered, the scheduler that
+// serves (its configuration from ConfigMap servedFrom) and the snapshot,
+// from the cluster or from a snapshot file.
+type trialInput struct {
+	objs       *render.Objects
+	current    trial.Arm
+	servedFrom string
+	snap       *trial.Snapshot
+	took       time.Duration
+}
+
+func runTrial(ctx context.Context, o *TrialOptions, stdin io.Reader, stdout, stderr io.Writer) error {
+	if err := o.check(); err != nil {
 		return err
 	}
-	objs, servedFrom := ch.objs, ch.servedFrom
-	if servedFrom == "" {
-		return fmt.Errorf("no scheduler runs in the cluster (no Deployment %s/%s): there is nothing to try the change against",
-			names.OperandNamespace, names.OperandName)
+	var in *trialInput
+	var err error
+	if o.Snapshot != "" {
+		in, err = trialFromFile(o.Snapshot, o.Files, stdin)
+	} else {
+		in, err = trialFromCluster(ctx, o, stdin, stderr)
+	}
+	if err != nil {
+		return err
 	}
 	binDir, err := trialBinDir(o.BinDir)
 	if err != nil {
 		return err
 	}
-	current, candidate, err := trialArms(ctx, ch.kube, o, binDir, ch.served, objs)
-	if err != nil {
-		return err
-	}
-	snap, took, err := takeSnapshot(ctx, ch, current, trial.ReplayBounds{Pending: o.ReplayPending, Bound: o.Replay}, stderr)
+	current, candidate, err := trialArms(o, binDir, in.current, in.objs)
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(stderr, "trial: %d nodes, %d bound pods, %d to replay; current: ConfigMap %s on %s, candidate: ConfigMap %s on %s\n",
-		len(snap.Nodes), snap.Pods.Len(), len(snap.Replay), servedFrom, current.Binary, objs.ConfigMap.Name, candidate.Binary)
+		len(in.snap.Nodes), in.snap.Pods.Len(), len(in.snap.Replay), in.servedFrom, current.Binary, in.objs.ConfigMap.Name, candidate.Binary)
 	gate := trial.Gate{MaxNewlyUnschedulable: o.MaxNewly, MaxMovedPercent: o.MaxMovedPercent}
 	dir, removeDir, err := workDir(o.WorkDir)
 	if err != nil {
 		return err
 	}
 	defer removeDir()
-	report, err := trial.Run(ctx, trial.Options{Snapshot: snap, Current: current, Candidate: candidate,
+	report, err := trial.Run(ctx, trial.Options{Snapshot: in.snap, Current: current, Candidate: candidate,
 		Runtime: o.NewRuntime(binDir, dir), Timeout: o.Timeout, Gate: gate, Inspect: o.Inspect})
 	if err != nil {
 		return err
@@ -169,11 +193,14 @@ func RunTrial(ctx context.Context, o *TrialOptions, stdin io.Reader, stdout, std
 	if o.WorkDir == "" { // the logs went with the temporary directory
 		report.Current.Log, report.Candidate.Log, report.Rerun.Log = "", "", ""
 	}
-	report.Timings.Snapshot = took
-	report.Timings.Total += took
-	if o.Output == "json" {
+	report.Timings.Snapshot = in.took
+	report.Timings.Total += in.took
+	switch o.Output {
+	case "json":
 		err = report.WriteJSON(stdout)
-	} else {
+	case "junit":
+		err = report.WriteJUnit(stdout)
+	default:
 		err = report.WriteText(stdout)
 	}
 	if err != nil {
@@ -183,6 +210,73 @@ func RunTrial(ctx context.Context, o *TrialOptions, stdin io.Reader, stdout, std
 		return fmt.Errorf("%w: %s", ErrTrialBlocked, report.Verdict.Message)
 	}
 	return nil
+}
+
+// check refuses flags that cannot go together, before anything is read.
+func (o *TrialOptions) check() error {
+	switch {
+	case !slices.Contains(trialOutputs, o.Output):
+		return fmt.Errorf("--output: %q is none of %s", o.Output, strings.Join(trialOutputs, ", "))
+	case o.Replay < 0:
+		return fmt.Errorf("--replay: %d is negative", o.Replay)
+	case o.ReplayPending < 0:
+		return fmt.Errorf("--replay-pending: %d is negative", o.ReplayPending)
+	case o.Snapshot != "" && o.Kubeconfig != "":
+		return errors.New("--snapshot and --kubeconfig: a trial reads the cluster from one of them; give one")
+	case o.Snapshot != "" && o.ReplayGiven:
+		return errors.New("--replay: the replay set comes from the --snapshot file; take the snapshot with --replay instead")
+	}
+	return nil
+}
+
+// trialFromCluster reads the change's cluster: renders the change for it,
+// reads the scheduler that serves and takes the snapshot.
+func trialFromCluster(ctx context.Context, o *TrialOptions, stdin io.Reader, stderr io.Writer) (*trialInput, error) {
+	ch, err := loadChange(ctx, o.Files, o.Kubeconfig, stdin)
+	if err != nil {
+		return nil, err
+	}
+	current, err := servedArm(ctx, ch.kube, ch.served, ch.servedFrom)
+	if err != nil {
+		return nil, err
+	}
+	names, err := replayedProfiles(current, ch.servedFrom, ch.objs.SchedulerNames)
+	if err != nil {
+		return nil, err
+	}
+	snap, took, err := takeSnapshot(ctx, ch.config, ch.kube, names, trial.ReplayBounds{Pending: o.ReplayPending, Bound: o.Replay}, stderr)
+	if err != nil {
+		return nil, err
+	}
+	return &trialInput{objs: ch.objs, current: current, servedFrom: ch.servedFrom, snap: snap, took: took}, nil
+}
+
+// servedArm is the scheduler the Deployment runs, with served, its
+// configuration from ConfigMap servedFrom ("" when no Deployment exists).
+func servedArm(ctx context.Context, kube kubernetes.Interface, served, servedFrom string) (trial.Arm, error) {
+	if servedFrom == "" {
+		return trial.Arm{}, fmt.Errorf("no scheduler runs in the cluster (no Deployment %s/%s): there is nothing to try the change against",
+			names.OperandNamespace, names.OperandName)
+	}
+	d, err := kube.AppsV1().Deployments(names.OperandNamespace).Get(ctx, names.OperandName, metav1.GetOptions{})
+	if err != nil {
+		return trial.Arm{}, err
+	}
+	// The arguments as the pods run them: the feature gates the operator's trial passes too.
+	a := rollout.TrialArm(d, "")
+	return trial.Arm{Name: "current", Image: a.Image, Command: a.Command, Args: a.Args, Config: []byte(served)}, nil
+}
+
+// replayedProfiles are the scheduler names of the current configuration's
+// profiles and of more, sorted: the pods of either arm are replayed.
+func replayedProfiles(current trial.Arm, servedFrom string, more []string) ([]string, error) {
+	profiles, err := trial.SchedulerNames(current.Config)
+	if err != nil {
+		return nil, fmt.Errorf("the served configuration (ConfigMap %s): %w", servedFrom, err)
+	}
+	profiles = append(profiles, more...)
+	slices.Sort(profiles)
+	return slices.Compact(profiles), nil
 }
 
 // workDir is flag, or a temporary directory that remove removes.
@@ -196,50 +290,40 @@ func workDir(flag string) (dir string, remove func(), err error) {
 	return dir, func() { _ = os.RemoveAll(dir) }, nil
 }
 
-// takeSnapshot takes the snapshot of the cluster for the profiles of both
-// configurations, and says how long it took.
-func takeSnapshot(ctx context.Context, ch *change, current trial.Arm, bounds trial.ReplayBounds, stderr io.Writer) (*trial.Snapshot, time.Duration, error) {
-	names, err := trial.SchedulerNames(current.Config)
-	if err != nil {
-		return nil, 0, fmt.Errorf("the served configuration (ConfigMap %s): %w", ch.servedFrom, err)
-	}
-	names = append(names, ch.objs.SchedulerNames...)
-	slices.Sort(names)
-	names = slices.Compact(names)
+// takeSnapshot takes the snapshot of the cluster for the profiles of
+// schedulerNames, and says how long it took.
+func takeSnapshot(ctx context.Context, config *rest.Config, kube kubernetes.Interface, schedulerNames []string, bounds trial.ReplayBounds, stderr io.Writer) (*trial.Snapshot, time.Duration, error) {
 	// envtest logs through controller-runtime, which warns when no logger is set.
 	ctrllog.SetLogger(klog.NewKlogr().WithName("trial-sandbox"))
-	dyn, err := dynamic.NewForConfig(ch.config)
+	dyn, err := dynamic.NewForConfig(config)
 	if err != nil {
 		return nil, 0, err
 	}
 	start := time.Now()
 	fmt.Fprintf(stderr, "trial: taking the snapshot (schedulers %s, replaying up to %d pending and the last %d bound)\n",
-		strings.Join(names, ", "), bounds.Pending, bounds.Bound)
-	snap, err := trial.Take(ctx, trial.Source{Kube: ch.kube, Dynamic: dyn}, names, bounds)
+		strings.Join(schedulerNames, ", "), bounds.Pending, bounds.Bound)
+	snap, err := trial.Take(ctx, trial.Source{Kube: kube, Dynamic: dyn}, schedulerNames, bounds)
 	if err != nil {
 		return nil, 0, fmt.Errorf("taking the snapshot: %w", err)
 	}
 	return snap, time.Since(start), nil
 }
 
-// trialArms are the current scheduler (the served configuration, the running
-// image's binary) and the candidate (the rendered ones).
-func trialArms(ctx context.Context, kube kubernetes.Interface, o *TrialOptions, binDir, served string, objs *render.Objects) (trial.Arm, trial.Arm, error) {
-	d, err := kube.AppsV1().Deployments(names.OperandNamespace).Get(ctx, names.OperandName, metav1.GetOptions{})
-	if err != nil {
-		return trial.Arm{}, trial.Arm{}, err
-	}
-	// The arguments as the pods run them: the feature gates the operator's trial passes too.
-	current := trial.Arm{Name: "current", Binary: o.Current, Config: []byte(served), Args: rollout.TrialArm(d, "").Args}
-	candidate := trial.Arm{Name: "candidate", Binary: o.Candidate, Config: []byte(objs.ConfigMap.Data[names.ConfigKey]),
-		Args: rollout.TrialArm(objs.Deployment, "").Args}
+// trialArms are the current scheduler (as it serves) and the candidate (the
+// rendered objects), each with its binary: the flag's, else the local build
+// of its image.
+func trialArms(o *TrialOptions, binDir string, current trial.Arm, objs *render.Objects) (trial.Arm, trial.Arm, error) {
+	current.Name, current.Binary = "current", o.Current
+	a := rollout.TrialArm(objs.Deployment, "")
+	candidate := trial.Arm{Name: "candidate", Binary: o.Candidate, Image: a.Image, Command: a.Command, Args: a.Args,
+		Config: []byte(objs.ConfigMap.Data[names.ConfigKey])}
 	for _, a := range []struct {
 		arm  *trial.Arm
-		d    *appsv1.Deployment
 		flag string
-	}{{&current, d, "--current-scheduler"}, {&candidate, objs.Deployment, "--candidate-scheduler"}} {
+	}{{&current, "--current-scheduler"}, {&candidate, "--candidate-scheduler"}} {
 		if a.arm.Binary == "" {
-			if a.arm.Binary, err = schedulerBinary(binDir, rollout.SchedulerImage(a.d)); err != nil {
+			var err error
+			if a.arm.Binary, err = schedulerBinary(binDir, a.arm.Image); err != nil {
 				return trial.Arm{}, trial.Arm{}, fmt.Errorf("%s: %w", a.flag, err)
 			}
 		}

@@ -7,10 +7,13 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/utils/ptr"
 
 	"github.com/openshift/secondary-scheduler-operator/pkg/cmd/ctl"
 	"github.com/openshift/secondary-scheduler-operator/pkg/trial"
@@ -35,6 +38,8 @@ func TestTrialSamplesFairly(t *testing.T) {
 	}
 	c.waitReconciled(t)
 	crowd, quiet := c.createNamespace(t, "e2e-crowd"), c.createNamespace(t, "e2e-quiet")
+	// Gone before the next test: 6,000 pending pods would join its replay set.
+	t.Cleanup(func() { c.deletePodsNow(t, crowd, quiet) })
 	c.createUnplaceable(t, crowd, 6000)
 	c.createUnplaceable(t, quiet, 20)
 	nodes, err := c.admin.Kube.CoreV1().Nodes().List(context.Background(), metav1.ListOptions{})
@@ -42,7 +47,11 @@ func TestTrialSamplesFairly(t *testing.T) {
 		t.Fatalf("the stack's nodes: %v", err)
 	}
 	// Bound by another scheduler: the trial copies it and must not watch it.
-	c.createTrialPod(t, quiet, "labelled-like-a-replay", nodes.Items[0].Name, "100m", map[string]string{trial.ReplayLabel: "true"})
+	labelled := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "labelled-like-a-replay", Namespace: quiet, Labels: map[string]string{trial.ReplayLabel: "true"}},
+		Spec: corev1.PodSpec{NodeName: nodes.Items[0].Name, Containers: []corev1.Container{{Name: "app", Image: "registry.k8s.io/pause:3.10"}}}}
+	if _, err := c.admin.Kube.CoreV1().Pods(quiet).Create(context.Background(), labelled, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
 
 	example := repoPath(t, "examples", "bin-packing")
 	r, err := c.runTrial(t, []string{filepath.Join(example, "secondaryscheduler.yaml"), filepath.Join(example, "configmap.yaml")}, nil,
@@ -99,6 +108,26 @@ func (c *cluster) createUnplaceable(t *testing.T, ns string, n int) {
 	for range n {
 		if err := <-errs; err != nil {
 			t.Fatalf("creating a pending pod in %s: %v", ns, err)
+		}
+	}
+}
+
+// deletePodsNow deletes every pod of the namespaces at once and waits until
+// none is listed.
+func (c *cluster) deletePodsNow(t *testing.T, namespaces ...string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	for _, ns := range namespaces {
+		pods := c.admin.Kube.CoreV1().Pods(ns)
+		if err := pods.DeleteCollection(ctx, metav1.DeleteOptions{GracePeriodSeconds: ptr.To[int64](0)}, metav1.ListOptions{}); err != nil {
+			t.Errorf("deleting the pods of %s: %v", ns, err)
+			continue
+		}
+		if err := wait.PollUntilContextCancel(ctx, time.Second, true, func(ctx context.Context) (bool, error) {
+			list, err := pods.List(ctx, metav1.ListOptions{Limit: 1})
+			return err == nil && len(list.Items) == 0, nil
+		}); err != nil {
+			t.Errorf("the pods of %s are still there: %v", ns, err)
 		}
 	}
 }

@@ -58,7 +58,8 @@ func InCluster(kube kubernetes.Interface, dyn dynamic.Interface, openShift bool)
 		if _, err := rand.Read(id); err != nil {
 			return nil, err
 		}
-		rt := &podruntime.Runtime{Kube: kube, Namespace: names.OperandNamespace, Owner: r.Owner, TrialID: hex.EncodeToString(id), RunAsUser: runAsUser}
+		rt := &podruntime.Runtime{Kube: kube, Namespace: names.OperandNamespace, Owner: r.Owner, TrialID: hex.EncodeToString(id), RunAsUser: runAsUser,
+			Lifetime: armLifetime(r.Policy)}
 		if images := r.Policy.SandboxImages; images != nil {
 			rt.EtcdImage, rt.APIServerImage = images.Etcd, images.KubeAPIServer
 		}
@@ -88,4 +89,13 @@ func schedulerNames(r Run) ([]string, error) {
 		}
 	}
 	return out, nil
+}
+
+// armLifetimeMargin is how long a trial Pod may outlive its trial's timeout:
+// the verdict is read and the Pods deleted within it.
+const armLifetimeMargin = time.Minute
+
+// armLifetime bounds a trial Pod's life: the trial's timeout and the margin.
+func armLifetime(policy secondaryschedulerv1.TrialPolicy) time.Duration {
+	return time.Duration(ptr.Deref(policy.TimeoutSeconds, secondaryschedulerv1.DefaultTrialTimeoutSeconds))*time.Second + armLifetimeMargin
 }

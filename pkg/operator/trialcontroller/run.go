@@ -38,7 +38,7 @@ func (c *controller) execute(ctx context.Context, ss *secondaryschedulerv1.Secon
 	if ss.Spec.Rollout != nil && ss.Spec.Rollout.Trial != nil {
 		policy = *ss.Spec.Rollout.Trial.DeepCopy()
 	}
-	timeout := time.Duration(ptr.Deref(policy.TimeoutSeconds, 300)) * time.Second
+	timeout := time.Duration(ptr.Deref(policy.TimeoutSeconds, secondaryschedulerv1.DefaultTrialTimeoutSeconds)) * time.Second
 	runCtx, cancel := context.WithTimeout(ctx, timeout)
 	report, err := c.runTrial(runCtx, ss, req, policy)
 	cancel()

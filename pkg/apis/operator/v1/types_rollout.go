@@ -38,6 +38,9 @@ const DefaultTrialReplayBound = 100
 // DefaultTrialReplayPending is replayPending's default.
 const DefaultTrialReplayPending = 1000
 
+// DefaultTrialTimeoutSeconds is timeoutSeconds' default.
+const DefaultTrialTimeoutSeconds = 300
+
 // DefaultTrialVerdictTTLSeconds is verdictTTLSeconds' default.
 const DefaultTrialVerdictTTLSeconds = 86400
 

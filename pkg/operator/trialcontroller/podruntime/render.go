@@ -2,9 +2,11 @@ package podruntime
 
 import (
 	"fmt"
+	"math"
 	"net"
 	"strconv"
 	"sync"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
@@ -97,6 +99,8 @@ type podInputs struct {
 	// runAsUser, when set, runs every container as that user, group and
 	// fsGroup (Runtime.RunAsUser).
 	runAsUser *int64
+	// lifetime, when set, is the Pod's activeDeadlineSeconds (Runtime.Lifetime).
+	lifetime time.Duration
 }
 
 // renderArm renders an arm's Secret, Pod and NetworkPolicy. It is pure: the
@@ -132,6 +136,9 @@ func renderArm(in podInputs) (*armObjects, error) {
 		if s := pod.Spec.Volumes[i].Secret; s != nil {
 			s.SecretName = name
 		}
+	}
+	if in.lifetime > 0 {
+		pod.Spec.ActiveDeadlineSeconds = ptr.To(int64(math.Ceil(in.lifetime.Seconds())))
 	}
 	if id := in.runAsUser; id != nil {
 		sc := pod.Spec.SecurityContext

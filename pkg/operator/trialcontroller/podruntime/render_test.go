@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
@@ -58,12 +59,18 @@ func TestRenderArmGolden(t *testing.T) {
 }
 
 func TestRenderArmPod(t *testing.T) {
-	objs, err := renderArm(testInputs())
+	in := testInputs()
+	in.lifetime = 6*time.Minute + 500*time.Millisecond
+	objs, err := renderArm(in)
 	if err != nil {
 		t.Fatal(err)
 	}
 	pod := objs.pod
 	spec := pod.Spec
+	// The kubelet stops an arm its operator forgot: never before the lifetime.
+	if d := spec.ActiveDeadlineSeconds; d == nil || *d != 361 {
+		t.Errorf("activeDeadlineSeconds %v, want 361 (the lifetime, rounded up)", d)
+	}
 	if spec.AutomountServiceAccountToken == nil || *spec.AutomountServiceAccountToken || spec.EnableServiceLinks == nil || *spec.EnableServiceLinks ||
 		spec.RestartPolicy != corev1.RestartPolicyNever || spec.ServiceAccountName != "" || len(spec.NodeSelector) > 0 || len(spec.Tolerations) > 0 {
 		t.Errorf("want no token, no service links, restartPolicy Never, no placement; got %+v", spec)
@@ -109,7 +116,7 @@ func TestRenderArmPod(t *testing.T) {
 	if spec.Volumes[0].Secret == nil || spec.Volumes[0].Secret.SecretName != objs.secret.Name {
 		t.Errorf("volume %+v, want the arm's Secret %s", spec.Volumes[0], objs.secret.Name)
 	}
-	in := testInputs()
+	in = testInputs()
 	in.arm.Command = nil
 	if objs, _ := renderArm(in); !reflect.DeepEqual(objs.pod.Spec.Containers[0].Command, []string{"kube-scheduler"}) {
 		t.Errorf("an arm without a command runs %v, want the operand's kube-scheduler", objs.pod.Spec.Containers[0].Command)

@@ -65,6 +65,10 @@ type Runtime struct {
 	EtcdImage, APIServerImage string
 	// StartTimeout bounds an arm's start; 0 means DefaultPodStartTimeout.
 	StartTimeout time.Duration
+	// Lifetime, when set, is the Pods' activeDeadlineSeconds: the kubelet
+	// stops an arm that outlives its trial, also when the operator that
+	// started it is gone.
+	Lifetime time.Duration
 	// RunAsUser, when set, is the user, group and fsGroup of the Pod. The
 	// upstream etcd and kube-apiserver images run as root by default, which
 	// runAsNonRoot refuses: plain Kubernetes needs one (NonRootUser);
@@ -85,7 +89,7 @@ func (p *Runtime) Start(ctx context.Context, arm trial.Arm) (trial.Sandbox, erro
 		return nil, fmt.Errorf("%s: %w", arm.Name, err)
 	}
 	in := podInputs{namespace: p.Namespace, trialID: p.TrialID, owner: p.Owner, arm: arm,
-		etcdImage: p.EtcdImage, apiServerImage: p.APIServerImage, creds: creds, runAsUser: p.RunAsUser}
+		etcdImage: p.EtcdImage, apiServerImage: p.APIServerImage, creds: creds, runAsUser: p.RunAsUser, lifetime: p.Lifetime}
 	if in.etcdImage == "" {
 		in.etcdImage = DefaultEtcdImage
 	}

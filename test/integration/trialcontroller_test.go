@@ -54,10 +54,10 @@ func TestTrialControllerCleansUpAfterARestartAndOnUnmanaged(t *testing.T) {
 			s.LastTrial.Verdict == secondaryschedulerv1.TrialRunning, s.LastTrial
 	})
 	var left map[types.UID]string
-	framework.WaitFor(context.Background(), t, "both arms' Pod, Secret and NetworkPolicy", func() (bool, error) {
+	framework.WaitFor(context.Background(), t, "the three arms' Pod, Secret and NetworkPolicy", func() (bool, error) {
 		var err error
 		left, err = trialObjects(o)
-		return len(left) == 6, err
+		return len(left) == 3*3, err
 	})
 
 	cut.Store(true)

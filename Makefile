@@ -31,13 +31,15 @@ test:
 	MAKE='$(MAKE)' hack/test.sh
 
 # What make test needs from the machine (root able to make network namespaces,
-# flock, openssl, curl, make, ip, the Go of the go.mod files, free disk), one line
+# flock, openssl, curl, make, ip, chromium, the Go of the go.mod files, free disk), one line
 # for each thing missing. PREREQS_FLAGS=--install apt-get installs missing packages.
 prereqs:
 	hack/prereqs.sh $(PREREQS_FLAGS)
 
+# test/reportpage opens the trial report's page in a headless Chromium;
+# UPDATE_SCREENSHOT=1 rewrites docs/images/trial-report.png from it.
 test-unit:
-	go test ./cmd/... ./pkg/... ./test/manifests/... ./test/bench/benchreport/...
+	go test ./cmd/... ./pkg/... ./test/manifests/... ./test/bench/benchreport/... ./test/reportpage/...
 
 # The alerts of the PrometheusRule in manifests/optional, by a real promtool
 # (built from hack/tools/promtool), on the synthetic series in test/rules/testdata.

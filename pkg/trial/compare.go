@@ -89,16 +89,26 @@ type NodeSpread struct {
 	Candidate int    `json:"candidate"`
 }
 
+// MaxSpreadNodes bounds Comparison.Spread: a trial of 5,000 nodes would list
+// them all, and a reader (or a chart) sees only the largest changes anyway.
+const MaxSpreadNodes = 30
+
 // Comparison is Compare's result.
 type Comparison struct {
-	Pods   []PodResult  `json:"pods"`
-	Units  []Unit       `json:"units"`
-	Counts Counts       `json:"counts"`
+	Pods   []PodResult `json:"pods"`
+	Units  []Unit      `json:"units"`
+	Counts Counts      `json:"counts"`
+	// Spread holds the MaxSpreadNodes nodes whose count of replayed pods
+	// differs most between the arms, largest difference first.
 	Spread []NodeSpread `json:"spread"`
+	// SpreadLeftOut is how many more nodes held replayed pods (their
+	// placements are in Pods).
+	SpreadLeftOut int `json:"spreadLeftOut,omitempty"`
 }
 
 // Compare sets the candidate's placements of the replay set against the
-// current scheduler's, per pod and per unit, and counts the pods per node.
+// current scheduler's, per pod and per unit, and counts the pods per node
+// (Spread: the nodes that changed most).
 // A pod missing from an outcome is undecided there.
 func Compare(replay []corev1.Pod, current, candidate Outcome) Comparison {
 	var c Comparison
@@ -139,11 +149,40 @@ func Compare(replay []corev1.Pod, current, candidate Outcome) Comparison {
 		c.Units = append(c.Units, *u)
 		c.Counts.add(u.Change)
 	}
-	for _, s := range spread {
-		c.Spread = append(c.Spread, *s)
-	}
-	sort.Slice(c.Spread, func(i, j int) bool { return c.Spread[i].Node < c.Spread[j].Node })
+	c.Spread, c.SpreadLeftOut = largestChanges(spread, MaxSpreadNodes)
 	return c
+}
+
+// largestChanges is the n nodes whose counts differ most between the arms
+// (then the busiest, then by name, so that the order is stable), and how many
+// were left out.
+func largestChanges(spread map[string]*NodeSpread, n int) ([]NodeSpread, int) {
+	all := make([]NodeSpread, 0, len(spread))
+	for _, s := range spread {
+		all = append(all, *s)
+	}
+	sort.Slice(all, func(i, j int) bool {
+		a, b := all[i], all[j]
+		if da, db := a.difference(), b.difference(); da != db {
+			return da > db
+		}
+		if ta, tb := a.Current+a.Candidate, b.Current+b.Candidate; ta != tb {
+			return ta > tb
+		}
+		return a.Node < b.Node
+	})
+	if len(all) <= n {
+		return all, 0
+	}
+	return all[:n:n], len(all) - n
+}
+
+// difference is how many more or fewer replayed pods the candidate put there.
+func (s NodeSpread) difference() int {
+	if s.Candidate > s.Current {
+		return s.Candidate - s.Current
+	}
+	return s.Current - s.Candidate
 }
 
 // of is the placement of key; undecided when the arm never reported it.

@@ -52,6 +52,8 @@ type Report struct {
 	// Snapshot counts what the sandboxes were seeded with.
 	Snapshot SnapshotCounts `json:"snapshot"`
 	Comparison
+	// Gate is what the verdict was judged by.
+	Gate    Gate    `json:"gate"`
 	Verdict Verdict `json:"verdict"`
 	Timings Timings `json:"timings"`
 }
@@ -106,7 +108,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	}
 	compareStart := time.Now()
 	c := Compare(o.Snapshot.Replay, runs[0].outcome, runs[1].outcome)
-	r := &Report{Current: reports[0], Candidate: reports[1], Comparison: c, Verdict: o.Gate.Check(c),
+	r := &Report{Current: reports[0], Candidate: reports[1], Comparison: c, Gate: o.Gate, Verdict: o.Gate.Check(c),
 		Snapshot: SnapshotCounts{Nodes: len(o.Snapshot.Nodes), Pods: o.Snapshot.Pods.Len(), Replay: len(o.Snapshot.Replay)}}
 	r.Timings.Compare = time.Since(compareStart)
 	for _, a := range reports {

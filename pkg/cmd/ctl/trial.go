@@ -112,7 +112,7 @@ says what a trial can and cannot predict.`,
 	f.DurationVar(&o.Timeout, "timeout", trial.DefaultTimeout, "how long each scheduler may take to place the replayed pods")
 	f.IntVar(&o.MaxNewly, "max-newly-unschedulable", 0, "the gate: how many units may become unschedulable")
 	f.Float64Var(&maxMoved, "max-moved-percent", -1, "the gate: the share of units that may move, in percent (negative: no bound)")
-	f.StringVarP(&o.Output, "output", "o", "text", "text or json")
+	f.StringVarP(&o.Output, "output", "o", "text", "text, json or html (one self-contained page)")
 	f.StringVar(&o.WorkDir, "work-dir", "", "keep each arm's configuration and scheduler log here (default: a temporary directory, removed)")
 	return c
 }
@@ -120,8 +120,8 @@ says what a trial can and cannot predict.`,
 // RunTrial is the trial command. It returns an error wrapping ErrTrialBlocked,
 // after the report is written, when the gate blocks the change.
 func RunTrial(ctx context.Context, o *TrialOptions, stdin io.Reader, stdout, stderr io.Writer) error {
-	if o.Output != "text" && o.Output != "json" {
-		return fmt.Errorf("--output: %q is neither text nor json", o.Output)
+	if o.Output != "text" && o.Output != "json" && o.Output != "html" {
+		return fmt.Errorf("--output: %q is not text, json or html", o.Output)
 	}
 	if o.Replay < 0 {
 		return fmt.Errorf("--replay: %d is negative", o.Replay)
@@ -165,9 +165,12 @@ func RunTrial(ctx context.Context, o *TrialOptions, stdin io.Reader, stdout, std
 	}
 	report.Timings.Snapshot = took
 	report.Timings.Total += took
-	if o.Output == "json" {
+	switch o.Output {
+	case "json":
 		err = report.WriteJSON(stdout)
-	} else {
+	case "html":
+		err = report.WriteHTML(stdout)
+	default:
 		err = report.WriteText(stdout)
 	}
 	if err != nil {

@@ -13,7 +13,7 @@ func TestTrialRefusesBadFlags(t *testing.T) {
 		o    TrialOptions
 		want string
 	}{
-		{TrialOptions{Output: "yaml"}, `--output: "yaml" is neither text nor json`},
+		{TrialOptions{Output: "yaml"}, `--output: "yaml" is not text, json or html`},
 		{TrialOptions{Output: "text", Replay: -1}, "--replay: -1 is negative"},
 		{TrialOptions{Output: "json"}, "no input: give the SecondaryScheduler"},
 	} {

@@ -35,13 +35,15 @@ test:
 	MAKE='$(MAKE)' hack/test.sh
 
 # What make test needs from the machine (root able to make network namespaces,
-# flock, openssl, curl, make, ip, the Go of the go.mod files, free disk), one line
+# flock, openssl, curl, make, ip, chromium, the Go of the go.mod files, free disk), one line
 # for each thing missing. PREREQS_FLAGS=--install apt-get installs missing packages.
 prereqs:
 	hack/prereqs.sh $(PREREQS_FLAGS)
 
+# test/reportpage opens the trial report's page in a headless Chromium;
+# UPDATE_SCREENSHOT=1 rewrites docs/images/trial-report.png from it.
 test-unit:
-	go test ./cmd/... ./pkg/... ./test/manifests/... ./test/bench/benchreport/... ./hack/olm-bundle/...
+	go test ./cmd/... ./pkg/... ./test/manifests/... ./test/bench/benchreport/... ./hack/olm-bundle/... ./test/reportpage/...
 
 # The OLM bundle of manifests/olm (make update generates it) through
 # operator-framework's own bundle validation, in its own module, not vendored.

@@ -8,6 +8,9 @@
 # - root, with a network namespace that can be made and configured: the e2e
 #   tier gives each Simulator pod one (CAP_SYS_ADMIN, CAP_NET_ADMIN);
 # - flock, openssl, curl, make, ip (iproute2), ps, setsid, unshare, git;
+# - chromium: the unit tier opens the trial report's page in it
+#   (test/reportpage); outside CI, CHROMIUM_OPTIONAL=1 lets a machine go
+#   without it, and that test skips;
 # - Go: every go.mod (the main one and each module under hack/) names the Go
 #   it needs in its go (or toolchain) line; the go command must run that or a
 #   newer one, either installed or fetched through the Go module proxy
@@ -93,10 +96,14 @@ fail() { missing+=("$*"); }
 declare -A package_of=(
   [flock]=util-linux [unshare]=util-linux [setsid]=util-linux
   [openssl]=openssl [curl]=curl [make]=make [ip]=iproute2 [ps]=procps [git]=git
+  [chromium]=chromium
 )
 absent() {
   local c
-  for c in "${!package_of[@]}"; do command -v "${c}" >/dev/null || echo "${c}"; done | sort
+  for c in "${!package_of[@]}"; do
+    [[ "${c}" == chromium && -n "${CHROMIUM_OPTIONAL:-}" ]] && ! in_ci && continue
+    command -v "${c}" >/dev/null || echo "${c}"
+  done | sort
 }
 mapfile -t lacking < <(absent)
 if [[ ${#lacking[@]} -gt 0 ]] && ${install} && [[ $(id -u) -eq 0 ]] && command -v apt-get >/dev/null; then

@@ -106,16 +106,26 @@ type NodeSpread struct {
 	Rerun     int    `json:"rerun"`
 }
 
+// MaxSpreadNodes bounds Comparison.Spread: a trial of 5,000 nodes would list
+// them all, and a reader (or a chart) sees only the largest changes anyway.
+const MaxSpreadNodes = 30
+
 // Comparison is Compare's result.
 type Comparison struct {
-	Pods   []PodResult  `json:"pods"`
-	Units  []Unit       `json:"units"`
-	Counts Counts       `json:"counts"`
+	Pods   []PodResult `json:"pods"`
+	Units  []Unit      `json:"units"`
+	Counts Counts      `json:"counts"`
+	// Spread holds the MaxSpreadNodes nodes whose count of replayed pods
+	// differs most between the arms, largest difference first.
 	Spread []NodeSpread `json:"spread"`
+	// SpreadLeftOut is how many more nodes held replayed pods (their
+	// placements are in Pods).
+	SpreadLeftOut int `json:"spreadLeftOut,omitempty"`
 }
 
 // Compare sets the candidate's placements of the replay set against the
-// current scheduler's, per pod and per unit, and counts the pods per node.
+// current scheduler's, per pod and per unit, and counts the pods per node
+// (Spread: the nodes that changed most).
 // rerun is the current configuration's second run: a moved unit it places
 // differently from the first is tie-break noise (kube-scheduler picks among
 // equal scores at random). A pod missing from an outcome is undecided there;
@@ -153,7 +163,7 @@ func Compare(replay []corev1.Pod, current, candidate, rerun Outcome) Comparison 
 		c.Units = append(c.Units, *u)
 		c.Counts.add(*u)
 	}
-	c.Spread = spread.sorted()
+	c.Spread, c.SpreadLeftOut = largestChanges(spread, MaxSpreadNodes)
 	return c
 }
 
@@ -179,13 +189,36 @@ func (s spreadCounter) add(r PodResult) {
 	}
 }
 
-func (s spreadCounter) sorted() []NodeSpread {
-	var out []NodeSpread
-	for _, ns := range s {
-		out = append(out, *ns)
+// largestChanges is the n nodes whose counts differ most between the arms
+// (then the busiest, then by name, so that the order is stable), and how many
+// were left out.
+func largestChanges(spread map[string]*NodeSpread, n int) ([]NodeSpread, int) {
+	all := make([]NodeSpread, 0, len(spread))
+	for _, s := range spread {
+		all = append(all, *s)
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Node < out[j].Node })
-	return out
+	sort.Slice(all, func(i, j int) bool {
+		a, b := all[i], all[j]
+		if da, db := a.difference(), b.difference(); da != db {
+			return da > db
+		}
+		if ta, tb := a.Current+a.Candidate, b.Current+b.Candidate; ta != tb {
+			return ta > tb
+		}
+		return a.Node < b.Node
+	})
+	if len(all) <= n {
+		return all, 0
+	}
+	return all[:n:n], len(all) - n
+}
+
+// difference is how many more or fewer replayed pods the candidate put there.
+func (s NodeSpread) difference() int {
+	if s.Candidate > s.Current {
+		return s.Candidate - s.Current
+	}
+	return s.Current - s.Candidate
 }
 
 // of is the placement of key; undecided when the arm never reported it.

@@ -67,6 +67,9 @@ func (r *Report) WriteText(w io.Writer) error {
 	for _, s := range r.Spread {
 		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t\n", s.Node, s.Current, s.Candidate, s.Rerun)
 	}
+	if r.SpreadLeftOut > 0 {
+		fmt.Fprintf(tw, "(%d more nodes, each with a difference no larger: -o json places every pod)\n", r.SpreadLeftOut)
+	}
 	t := r.Timings
 	fmt.Fprintf(tw, "\nTimings: snapshot %s, sandbox start %s, seed %s, schedule %s, compare %s, total %s\n",
 		round(t.Snapshot), round(t.Start), round(t.Seed), round(t.Schedule), round(t.Compare), round(t.Total))

@@ -124,14 +124,14 @@ is rendered with), and no kubeconfig is needed: a trial in CI.`,
 	f.DurationVar(&o.Timeout, "timeout", trial.DefaultTimeout, "how long each scheduler may take to place the replayed pods")
 	f.IntVar(&o.MaxNewly, "max-newly-unschedulable", 0, "the gate: how many units may become unschedulable")
 	f.Float64Var(&maxMoved, "max-moved-percent", -1, "the gate: the share of units that may move, in percent (negative: no bound)")
-	f.StringVarP(&o.Output, "output", "o", "text", "text, json or junit (a testsuite: a blocked change fails, an inconclusive or failed trial is in error)")
+	f.StringVarP(&o.Output, "output", "o", "text", "text, json, junit (a testsuite: a blocked change fails, an inconclusive or failed trial is in error) or html (one self-contained page)")
 	f.StringVar(&o.Snapshot, "snapshot", "", "try the change on a file the snapshot command wrote, reading no cluster (instead of --kubeconfig)")
 	f.StringVar(&o.WorkDir, "work-dir", "", "keep each arm's configuration and scheduler log here (default: a temporary directory, removed)")
 	return c
 }
 
 // trialOutputs are the formats of -o, each a writer of the report.
-var trialOutputs = []string{"text", "json", "junit"}
+var trialOutputs = []string{"text", "json", "junit", "html"}
 
 // RunTrial is the trial command. It returns an error wrapping ErrTrialBlocked,
 // after the report is written, when the gate blocks the change. With -o
@@ -198,6 +198,8 @@ func runTrial(ctx context.Context, o *TrialOptions, stdin io.Reader, stdout, std
 	switch o.Output {
 	case "json":
 		err = report.WriteJSON(stdout)
+	case "html":
+		err = report.WriteHTML(stdout)
 	case "junit":
 		err = report.WriteJUnit(stdout)
 	default:

@@ -13,7 +13,7 @@ func TestTrialRefusesBadFlags(t *testing.T) {
 		o    TrialOptions
 		want string
 	}{
-		{TrialOptions{Output: "yaml"}, `--output: "yaml" is none of text, json, junit`},
+		{TrialOptions{Output: "yaml"}, `--output: "yaml" is none of text, json, junit, html`},
 		{TrialOptions{Output: "text", Snapshot: "s", Kubeconfig: "k"}, "--snapshot and --kubeconfig: a trial reads the cluster from one of them; give one"},
 		{TrialOptions{Output: "text", Snapshot: "s", ReplayGiven: true}, "--replay: the replay set comes from the --snapshot file"},
 		{TrialOptions{Output: "text", Replay: -1}, "--replay: -1 is negative"},

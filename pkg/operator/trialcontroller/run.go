@@ -212,19 +212,57 @@ func (c *controller) writeStatus(ctx context.Context, result secondaryschedulerv
 	return err
 }
 
-// maxReport keeps the report ConfigMap well under the API server's object
-// limit: the text lists only the units that changed, the JSON every pod.
+// The keys of the report ConfigMap.
+const (
+	reportText = "report.txt"
+	reportJSON = "report.json"
+	reportHTML = "report.html"
+	// reportHTMLOmitted says why the page is not there.
+	reportHTMLOmitted = "report.html.omitted"
+)
+
+// maxReport bounds the text and the JSON: the text lists only the units that
+// changed, the JSON every pod.
 const maxReport = 400 << 10
+
+// maxReportData keeps the report ConfigMap's data under the API server's
+// bound of 1 MiB on it, with room for its metadata. The page goes in last,
+// when it fits beside the text and the JSON.
+const maxReportData = 900 << 10
+
+// reportData is the report ConfigMap's data: the text (cut to maxReport),
+// the JSON when it fits within maxReport, and the page when all fits within
+// maxReportData; else a note of why it is not there.
+func reportData(report *trial.Report) (map[string]string, error) {
+	var text, js, page bytes.Buffer
+	if err := report.WriteText(&text); err != nil {
+		return nil, err
+	}
+	data := map[string]string{reportText: message.Bounded(text.String(), maxReport)}
+	if err := report.WriteJSON(&js); err == nil && js.Len() <= maxReport {
+		data[reportJSON] = js.String()
+	}
+	if err := report.WriteHTML(&page); err != nil {
+		return nil, err
+	}
+	size := page.Len()
+	for _, v := range data {
+		size += len(v)
+	}
+	if size <= maxReportData {
+		data[reportHTML] = page.String()
+	} else {
+		data[reportHTMLOmitted] = fmt.Sprintf("%s (%d KiB) is left out: with the rest it would take this ConfigMap past %d KiB. "+
+			"%s holds the verdict, the counts and the changed units.", reportHTML, page.Len()>>10, maxReportData>>10, reportText)
+	}
+	return data, nil
+}
 
 // writeReport replaces the report ConfigMap with this trial's.
 func (c *controller) writeReport(ctx context.Context, ss *secondaryschedulerv1.SecondaryScheduler, req *secondaryschedulerv1.TrialRequest, report *trial.Report) error {
-	var text, js bytes.Buffer
-	if err := report.WriteText(&text); err != nil {
+	data, err := reportData(report)
+	if err != nil {
 		return err
-	}
-	data := map[string]string{"report.txt": message.Bounded(text.String(), maxReport)}
-	if err := report.WriteJSON(&js); err == nil && js.Len() <= maxReport {
-		data["report.json"] = js.String()
 	}
 	cm := &corev1.ConfigMap{
 		ObjectMeta: metav1.ObjectMeta{Name: ReportName, Namespace: names.OperandNamespace,

@@ -113,21 +113,24 @@ func (c *cluster) createUnplaceable(t *testing.T, ns string, n int) {
 }
 
 // deletePodsNow deletes every pod of the namespaces at once and waits until
-// none is listed.
+// none is listed. A loaded API server can cut a DeleteCollection of
+// thousands of pods at its request timeout, having deleted some: it is sent
+// again until the namespace is empty.
 func (c *cluster) deletePodsNow(t *testing.T, namespaces ...string) {
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	for _, ns := range namespaces {
 		pods := c.admin.Kube.CoreV1().Pods(ns)
-		if err := pods.DeleteCollection(ctx, metav1.DeleteOptions{GracePeriodSeconds: ptr.To[int64](0)}, metav1.ListOptions{}); err != nil {
-			t.Errorf("deleting the pods of %s: %v", ns, err)
-			continue
-		}
+		var lastErr error
 		if err := wait.PollUntilContextCancel(ctx, time.Second, true, func(ctx context.Context) (bool, error) {
 			list, err := pods.List(ctx, metav1.ListOptions{Limit: 1})
-			return err == nil && len(list.Items) == 0, nil
+			if err != nil || len(list.Items) > 0 {
+				lastErr = pods.DeleteCollection(ctx, metav1.DeleteOptions{GracePeriodSeconds: ptr.To[int64](0)}, metav1.ListOptions{})
+				return false, nil
+			}
+			return true, nil
 		}); err != nil {
-			t.Errorf("the pods of %s are still there: %v", ns, err)
+			t.Errorf("the pods of %s are still there: %v (the last delete: %v)", ns, err, lastErr)
 		}
 	}
 }

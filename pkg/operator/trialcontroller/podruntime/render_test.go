@@ -1,9 +1,6 @@
 package podruntime
 
 import (
-	"crypto"
-	"crypto/tls"
-	"crypto/x509"
 	"path/filepath"
 	"reflect"
 	"regexp"
@@ -17,7 +14,6 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/client-go/tools/clientcmd"
-	"k8s.io/client-go/util/keyutil"
 	psapi "k8s.io/pod-security-admission/api"
 	"k8s.io/pod-security-admission/policy"
 	"sigs.k8s.io/yaml"
@@ -33,13 +29,13 @@ func ptrTo[T any](v T) *T { return &v }
 
 // fakeCredentials are fixed, so the golden file is stable.
 var fakeCredentials = &credentials{ca: []byte("CA PEM\n"), tlsCert: []byte("SERVING CERT PEM\n"), tlsKey: []byte("SERVING KEY PEM\n"),
-	saKey: []byte("SA KEY PEM\n"), saPub: []byte("SA PUBLIC KEY PEM\n"), token: "0123456789abcdef"}
+	clientCert: []byte("ADMIN CERT PEM\n"), clientKey: []byte("ADMIN KEY PEM\n"), saKey: []byte("SA KEY PEM\n"), saPub: []byte("SA PUBLIC KEY PEM\n")}
 
 func testInputs() podInputs {
 	return podInputs{namespace: "openshift-secondary-scheduler", trialID: "0123456789ab", owner: testOwner,
 		arm: trial.Arm{Name: "candidate", Args: []string{"--feature-gates=SchedulerQueueingHints=true", "-v=4"}, Image: "registry.k8s.io/scheduler-plugins/kube-scheduler:v0.34.7", Command: []string{"/bin/kube-scheduler"},
 			Config: []byte("apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nleaderElection:\n  leaderElect: true\nprofiles:\n- schedulerName: secondary-scheduler\n")},
-		etcdImage: DefaultEtcdImage, apiServerImage: DefaultAPIServerImage, creds: fakeCredentials}
+		etcdImage: DefaultEtcdImage, apiServerImage: DefaultAPIServerImage, creds: fakeCredentials, lifetime: 6 * time.Minute}
 }
 
 // TestRenderArmGolden pins the objects of an arm (the Secret's data as text).
@@ -206,16 +202,20 @@ func TestRenderArmSecret(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.Host != "https://127.0.0.1:6443" || cfg.BearerToken != fakeCredentials.token || string(cfg.CAData) != string(fakeCredentials.ca) {
-		t.Errorf("the kubeconfig points at %s with token %q and CA %q", cfg.Host, cfg.BearerToken, cfg.CAData)
-	}
-	if got := string(d[tokensKey]); got != `0123456789abcdef,trial-admin,trial-admin,"system:masters"`+"\n" {
-		t.Errorf("tokens.csv is %q", got)
+	if cfg.Host != "https://127.0.0.1:6443" || string(cfg.CAData) != string(fakeCredentials.ca) ||
+		string(cfg.CertData) != string(fakeCredentials.clientCert) || string(cfg.KeyData) != string(fakeCredentials.clientKey) || cfg.BearerToken != "" {
+		t.Errorf("the kubeconfig points at %s with CA %q, client certificate %q and key %q (token %q); want 127.0.0.1:6443 with the admin certificate",
+			cfg.Host, cfg.CAData, cfg.CertData, cfg.KeyData, cfg.BearerToken)
 	}
 	for _, k := range []string{caKey, tlsCertKey, tlsKeyKey, saKeyKey, saPubKey} {
 		if len(d[k]) == 0 {
 			t.Errorf("the Secret lacks %s", k)
 		}
+	}
+	// The admin certificate is the only credential: no static token the
+	// API server would accept past the trial.
+	if len(d) != 7 {
+		t.Errorf("the Secret holds %d keys, want 7 (CA, serving certificate and key, service-account keys, kubeconfig, config.yaml)", len(d))
 	}
 }
 
@@ -230,6 +230,7 @@ func TestRenderArmRefuses(t *testing.T) {
 		{"no trial id", func(in *podInputs) { in.trialID = "" }, "trial id is empty"},
 		{"a trial id no label takes", func(in *podInputs) { in.trialID = "a b" }, `trial id "a b"`},
 		{"an arm name no object takes", func(in *podInputs) { in.arm.Name = "Candidate" }, `arm name "Candidate"`},
+		{"no lifetime", func(in *podInputs) { in.lifetime = 0 }, `arm "candidate" has no lifetime (Runtime.Lifetime)`},
 		{"a configuration that is no YAML", func(in *podInputs) { in.arm.Config = []byte("[") }, "candidate: the scheduler configuration"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -239,51 +240,6 @@ func TestRenderArmRefuses(t *testing.T) {
 				t.Errorf("renderArm: %v, want an error saying %q", err, tc.want)
 			}
 		})
-	}
-}
-
-func TestNewCredentials(t *testing.T) {
-	c, err := newCredentials()
-	if err != nil {
-		t.Fatal(err)
-	}
-	pair, err := tls.X509KeyPair(c.tlsCert, c.tlsKey)
-	if err != nil {
-		t.Fatal(err)
-	}
-	roots := x509.NewCertPool()
-	if !roots.AppendCertsFromPEM(c.ca) {
-		t.Fatal("ca.crt holds no certificate")
-	}
-	leaf, err := x509.ParseCertificate(pair.Certificate[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	// As the operator (by name, at any IP) and the scheduler (127.0.0.1) verify it.
-	for _, name := range []string{SandboxServerName, "127.0.0.1"} {
-		if _, err := leaf.Verify(x509.VerifyOptions{DNSName: name, Roots: roots}); err != nil {
-			t.Errorf("the serving certificate does not verify for %s: %v", name, err)
-		}
-	}
-	if _, err := leaf.Verify(x509.VerifyOptions{DNSName: "kubernetes.default", Roots: roots}); err == nil {
-		t.Error("the serving certificate verifies for a name it was not made for")
-	}
-	priv, err := keyutil.ParsePrivateKeyPEM(c.saKey)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pubs, err := keyutil.ParsePublicKeysPEM(c.saPub)
-	if err != nil || len(pubs) != 1 {
-		t.Fatalf("sa.pub: %v (%d keys)", err, len(pubs))
-	}
-	if !priv.(crypto.Signer).Public().(interface{ Equal(crypto.PublicKey) bool }).Equal(pubs[0]) {
-		t.Error("sa.pub is not sa.key's public key")
-	}
-	if !regexp.MustCompile(`^[0-9a-f]{64}$`).MatchString(c.token) {
-		t.Errorf("the token %q is not 32 random bytes in hex", c.token)
-	}
-	if other, _ := newCredentials(); other.token == c.token {
-		t.Error("two trials got the same token")
 	}
 }
 

@@ -65,9 +65,11 @@ type Runtime struct {
 	EtcdImage, APIServerImage string
 	// StartTimeout bounds an arm's start; 0 means DefaultPodStartTimeout.
 	StartTimeout time.Duration
-	// Lifetime, when set, is the Pods' activeDeadlineSeconds: the kubelet
+	// Lifetime is the Pods' activeDeadlineSeconds, and how long the
+	// sandbox's certificates are valid from the arm's start: the kubelet
 	// stops an arm that outlives its trial, also when the operator that
-	// started it is gone.
+	// started it is gone, and what it leaves of its credentials has expired.
+	// Required: the trial's timeout and a margin.
 	Lifetime time.Duration
 	// RunAsUser, when set, is the user, group and fsGroup of the Pod. The
 	// upstream etcd and kube-apiserver images run as root by default, which
@@ -84,7 +86,7 @@ const NonRootUser int64 = 65532
 // arm, creates its Secret, NetworkPolicy and Pod, and waits until the
 // sandbox answers. On an error it deletes what it created.
 func (p *Runtime) Start(ctx context.Context, arm trial.Arm) (trial.Sandbox, error) {
-	creds, err := newCredentials()
+	creds, err := newCredentials(p.Lifetime)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", arm.Name, err)
 	}

@@ -270,3 +270,51 @@ func TestRenderArmRunAsUser(t *testing.T) {
 		t.Errorf("Pod Security restricted forbids the trial Pod with a user: %s", results.ForbiddenDetail())
 	}
 }
+
+// Every container is limited in memory and every scratch volume in size, at
+// least to what it holds at the snapshot bound (bindata/assets/trial/pod.yaml
+// says why): when trial.MaxSnapshotBytes grows, this fails until they do.
+func TestRenderArmLimits(t *testing.T) {
+	objs, err := renderArm(testInputs())
+	if err != nil {
+		t.Fatal(err)
+	}
+	bound := int64(trial.MaxSnapshotBytes)
+	// decoded is how many times its protobuf size a snapshot takes decoded.
+	const decoded = 12
+	atLeast := map[string]struct {
+		bytes int64
+		why   string
+	}{
+		EtcdContainer:      {4 * bound, "its database (twice the snapshot in pages) and its raft log"},
+		APIServerContainer: {2 * decoded * bound, "the watch cache of the snapshot decoded, twice over for Go's collector"},
+		SchedulerContainer: {2 * decoded * bound, "its informers' copy of the snapshot decoded, twice over for Go's collector"},
+	}
+	spec := objs.pod.Spec
+	for _, c := range append(append([]corev1.Container{}, spec.InitContainers...), spec.Containers...) {
+		limit, request := c.Resources.Limits.Memory(), c.Resources.Requests.Memory()
+		if limit.IsZero() || limit.Cmp(*request) < 0 {
+			t.Errorf("container %s: memory limit %s, request %s; want a limit above the request", c.Name, limit, request)
+		}
+		if want, ok := atLeast[c.Name]; !ok || limit.Value() < want.bytes {
+			t.Errorf("container %s: memory limit %s, want at least %d MiB: %s", c.Name, limit, want.bytes>>20, want.why)
+		}
+		if _, ok := c.Resources.Limits[corev1.ResourceCPU]; ok {
+			t.Errorf("container %s has a CPU limit: a throttled arm only ends undecided", c.Name)
+		}
+	}
+	emptyDirs := 0
+	for _, v := range spec.Volumes {
+		if v.EmptyDir == nil {
+			continue
+		}
+		emptyDirs++
+		if v.EmptyDir.SizeLimit == nil || v.EmptyDir.SizeLimit.Value() < 4*bound {
+			t.Errorf("emptyDir %s: sizeLimit %v, want at least %d MiB (etcd's database and write-ahead log at the snapshot bound)",
+				v.Name, v.EmptyDir.SizeLimit, 4*bound>>20)
+		}
+	}
+	if emptyDirs != 1 {
+		t.Errorf("%d emptyDir volumes, want 1 (etcd's data)", emptyDirs)
+	}
+}

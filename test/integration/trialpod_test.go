@@ -8,6 +8,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
@@ -168,7 +169,32 @@ func waitTrialObjects(t *testing.T, kube kubernetes.Interface, ns, name, id stri
 		t.Errorf("the Secret holds %d keys, no configuration", len(secret.Data))
 	}
 	checkExpiresWithTrial(t, pod, secret)
+	checkBounded(t, pod, policy)
 	return pod
+}
+
+// checkBounded: as the API server stored them, every container of the Pod
+// has a memory limit, its scratch volume a size limit, and the policy denies
+// all egress.
+func checkBounded(t *testing.T, pod *corev1.Pod, policy *networkingv1.NetworkPolicy) {
+	t.Helper()
+	for _, c := range append(append([]corev1.Container{}, pod.Spec.InitContainers...), pod.Spec.Containers...) {
+		if c.Resources.Limits.Memory().IsZero() {
+			t.Errorf("container %s has no memory limit", c.Name)
+		}
+	}
+	for _, v := range pod.Spec.Volumes {
+		if v.EmptyDir != nil && v.EmptyDir.SizeLimit == nil {
+			t.Errorf("emptyDir %s has no sizeLimit", v.Name)
+		}
+	}
+	egress := false
+	for _, pt := range policy.Spec.PolicyTypes {
+		egress = egress || pt == networkingv1.PolicyTypeEgress
+	}
+	if !egress || len(policy.Spec.Egress) > 0 {
+		t.Errorf("NetworkPolicy %s: types %v, egress rules %+v; want Egress with no rule", policy.Name, policy.Spec.PolicyTypes, policy.Spec.Egress)
+	}
 }
 
 // trialPodLifetime is the Runtime's Lifetime in these tests.

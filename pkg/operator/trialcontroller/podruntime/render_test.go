@@ -173,8 +173,46 @@ func TestRenderArmNetworkPolicy(t *testing.T) {
 		}},
 		Ports: []networkingv1.NetworkPolicyPort{{Protocol: &tcp, Port: &port}},
 	}}
-	if !reflect.DeepEqual(p.PolicyTypes, []networkingv1.PolicyType{networkingv1.PolicyTypeIngress}) || !reflect.DeepEqual(p.Ingress, want) {
-		t.Errorf("the policy admits %+v (%v), want only the operator's pods on TCP %d", p.Ingress, p.PolicyTypes, SandboxPort)
+	if !reflect.DeepEqual(p.Ingress, want) {
+		t.Errorf("the policy admits %+v, want only the operator's pods on TCP %d", p.Ingress, SandboxPort)
+	}
+	// Egress among the policy's types, with no rule: everything out is denied.
+	if !reflect.DeepEqual(p.PolicyTypes, []networkingv1.PolicyType{networkingv1.PolicyTypeIngress, networkingv1.PolicyTypeEgress}) || len(p.Egress) > 0 {
+		t.Errorf("the policy's types are %v with egress rules %+v, want Ingress and Egress with none", p.PolicyTypes, p.Egress)
+	}
+}
+
+// The Pod needs no egress: every address its containers and files name is
+// 127.0.0.1, so nothing resolves a name or leaves the Pod (an arm's extender
+// aside, which the policy keeps out of reach).
+func TestRenderArmTalksOnlyOverLoopback(t *testing.T) {
+	objs, err := renderArm(testInputs())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var texts []string
+	for _, c := range append(append([]corev1.Container{}, objs.pod.Spec.InitContainers...), objs.pod.Spec.Containers...) {
+		texts = append(texts, c.Args...)
+		for _, e := range c.Env {
+			texts = append(texts, e.Value)
+		}
+	}
+	for _, k := range []string{kubeconfigKey, configKey} {
+		texts = append(texts, string(objs.secret.Data[k]))
+	}
+	urls := regexp.MustCompile(`[a-z]+://([^/:\s",]+)`)
+	seen := 0
+	for _, text := range texts {
+		for _, m := range urls.FindAllStringSubmatch(text, -1) {
+			seen++
+			// The service-account issuer is a name in tokens, never dialled.
+			if m[1] != "127.0.0.1" && m[0] != "https://"+SandboxServerName {
+				t.Errorf("%q names %s: the trial Pod would need egress (and DNS) to reach it", text, m[1])
+			}
+		}
+	}
+	if seen < 4 {
+		t.Errorf("found %d URLs in the Pod's arguments and files, want etcd's, kube-apiserver's and the kubeconfig's", seen)
 	}
 }
 

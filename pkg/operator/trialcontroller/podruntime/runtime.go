@@ -1,7 +1,8 @@
 // Package podruntime runs a trial's arms as Pods in the cluster, for the
 // operator's trial controller: per arm a Pod with the sandbox (etcd and
 // kube-apiserver) and the arm's scheduler, a Secret with the sandbox's
-// credentials and a NetworkPolicy that admits only the operator's pods. It
+// credentials (credentials.go; they expire with the trial) and a
+// NetworkPolicy that admits only the operator's pods and lets nothing out. It
 // renders them (render.go, pure), starts and stops them (runtime.go), and
 // deletes what a trial left (cleanup.go).
 package podruntime
@@ -50,7 +51,8 @@ const (
 // Runtime runs each arm as a Pod in a cluster: the sandbox (etcd and
 // kube-apiserver) and the arm's scheduler (trial.Arm.Image, trial.Arm.Command), with a
 // Secret holding the sandbox's credentials and a NetworkPolicy that admits
-// only the operator's pods. The operator reaches the sandbox at the Pod's IP.
+// only the operator's pods and denies all egress. The operator reaches the
+// sandbox at the Pod's IP.
 type Runtime struct {
 	// Kube is a client of the cluster.
 	Kube kubernetes.Interface

@@ -5,7 +5,6 @@ import (
 	"crypto/rand"
 	"crypto/rsa"
 	"crypto/x509"
-	"encoding/hex"
 	"encoding/pem"
 	"fmt"
 	"net"
@@ -20,6 +19,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/apiserver/pkg/authentication/user"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
@@ -33,7 +33,7 @@ import (
 	"github.com/openshift/secondary-scheduler-operator/test/framework"
 )
 
-// The trial Pod contract, as pkg/trial's Pod runtime writes it, built by hand.
+// The trial Pod contract, as the operator's Pod runtime (pkg/operator/trialcontroller/podruntime) writes it, built by hand.
 const (
 	trialSandboxName   = "sandbox.secondary-scheduler-trial"
 	trialProfile       = "trial-e2e"
@@ -42,7 +42,7 @@ const (
 
 // TestTrialPod creates a trial Pod and its Secret by hand and sees the harness
 // play it as a kubelet would: the Pod runs, its sandbox kube-apiserver answers
-// on podIP:6443 with the Secret's CA, server name and token, the Pod's
+// on podIP:6443 with the Secret's CA, server name and admin certificate, the Pod's
 // scheduler binds a pod created in the sandbox, and deleting the Pod stops its
 // processes and frees its address.
 // trialPodNS holds the trial Pods the tests make by hand: a namespace of their
@@ -97,11 +97,13 @@ func TestTrialPod(t *testing.T) {
 type trialPKI struct {
 	caPEM, certPEM, keyPEM []byte
 	saKeyPEM, saPubPEM     []byte
-	token                  string
+	// clientCertPEM and clientKeyPEM are the admin's (system:masters), signed by the CA.
+	clientCertPEM, clientKeyPEM []byte
 }
 
 // newTrialPKI makes a CA, the sandbox kube-apiserver's serving certificate
-// (DNS trialSandboxName, IP 127.0.0.1), a service-account key pair and a token.
+// (DNS trialSandboxName, IP 127.0.0.1), a service-account key pair and an
+// admin client certificate, each valid for as long as the test may take.
 func newTrialPKI(t *testing.T) *trialPKI {
 	t.Helper()
 	caConfig, err := crypto.MakeSelfSignedCAConfig("trial-e2e-ca", 24*time.Hour)
@@ -130,11 +132,13 @@ func newTrialPKI(t *testing.T) *trialPKI {
 	}
 	p.saKeyPEM = pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(saKey)})
 	p.saPubPEM = pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: pub})
-	token := make([]byte, 32)
-	if _, err := rand.Read(token); err != nil {
+	admin, err := ca.MakeClientCertificateForDuration(&user.DefaultInfo{Name: "trial-admin", Groups: []string{"system:masters"}}, time.Hour)
+	if err != nil {
 		t.Fatal(err)
 	}
-	p.token = hex.EncodeToString(token)
+	if p.clientCertPEM, p.clientKeyPEM, err = admin.GetPEMBytes(); err != nil {
+		t.Fatal(err)
+	}
 	return p
 }
 
@@ -142,7 +146,7 @@ func newTrialPKI(t *testing.T) *trialPKI {
 func (p *trialPKI) kubeconfig() []byte {
 	cfg := clientcmdapi.NewConfig()
 	cfg.Clusters["sandbox"] = &clientcmdapi.Cluster{Server: "https://127.0.0.1:6443", CertificateAuthorityData: p.caPEM}
-	cfg.AuthInfos["trial-admin"] = &clientcmdapi.AuthInfo{Token: p.token}
+	cfg.AuthInfos["trial-admin"] = &clientcmdapi.AuthInfo{ClientCertificateData: p.clientCertPEM, ClientKeyData: p.clientKeyPEM}
 	cfg.Contexts["sandbox"] = &clientcmdapi.Context{Cluster: "sandbox", AuthInfo: "trial-admin"}
 	cfg.CurrentContext = "sandbox"
 	out, err := clientcmd.Write(*cfg)
@@ -170,7 +174,6 @@ profiles:
 	secret := &corev1.Secret{ObjectMeta: meta, Type: corev1.SecretTypeOpaque, Data: map[string][]byte{
 		"ca.crt": pki.caPEM, "tls.crt": pki.certPEM, "tls.key": pki.keyPEM,
 		"sa.key": pki.saKeyPEM, "sa.pub": pki.saPubPEM,
-		"tokens.csv":  []byte(pki.token + `,trial-admin,trial-admin,"system:masters"`),
 		"kubeconfig":  pki.kubeconfig(),
 		"config.yaml": []byte(config),
 	}}
@@ -210,7 +213,7 @@ func trialAPIServer() corev1.Container {
 		Name: "kube-apiserver", Image: "registry.k8s.io/kube-apiserver:v1.37.2", Command: []string{"kube-apiserver"},
 		Args: []string{"--etcd-servers=http://127.0.0.1:2379", "--secure-port=6443", "--bind-address=0.0.0.0",
 			"--tls-cert-file=/etc/trial/tls.crt", "--tls-private-key-file=/etc/trial/tls.key",
-			"--token-auth-file=/etc/trial/tokens.csv", "--authorization-mode=RBAC", "--anonymous-auth=false",
+			"--client-ca-file=/etc/trial/ca.crt", "--authorization-mode=RBAC", "--anonymous-auth=false",
 			"--service-account-issuer=https://" + trialSandboxName, "--service-account-key-file=/etc/trial/sa.pub",
 			"--service-account-signing-key-file=/etc/trial/sa.key", "--service-cluster-ip-range=10.0.0.0/24",
 			"--disable-admission-plugins=ServiceAccount,PodSecurity"},
@@ -268,13 +271,12 @@ func checkTrialPodStatus(t *testing.T, pod *corev1.Pod) {
 }
 
 // trialSandboxClient is the operator's client of a trial Pod's sandbox: the
-// Pod IP, the Secret's CA, the fixed server name and the token.
+// Pod IP, the Secret's CA, the fixed server name and the admin certificate.
 func trialSandboxClient(t *testing.T, podIP string, pki *trialPKI) kubernetes.Interface {
 	t.Helper()
 	kube, err := kubernetes.NewForConfig(&rest.Config{
 		Host:            "https://" + net.JoinHostPort(podIP, "6443"),
-		BearerToken:     pki.token,
-		TLSClientConfig: rest.TLSClientConfig{CAData: pki.caPEM, ServerName: trialSandboxName},
+		TLSClientConfig: rest.TLSClientConfig{CAData: pki.caPEM, ServerName: trialSandboxName, CertData: pki.clientCertPEM, KeyData: pki.clientKeyPEM},
 	})
 	if err != nil {
 		t.Fatal(err)

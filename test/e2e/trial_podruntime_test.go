@@ -55,7 +55,7 @@ func TestTrialPodRuntime(t *testing.T) {
 		Current:   trial.Arm{Name: "current", Image: trialKubeScheduler, Command: []string{"kube-scheduler"}, Config: framework.ScoringConfig("secondary-scheduler", "LeastAllocated")},
 		Candidate: trial.Arm{Name: "candidate", Image: trialKubeScheduler, Command: []string{"kube-scheduler"}, Config: framework.ScoringConfig("secondary-scheduler", "MostAllocated")},
 		Runtime: &podruntime.Runtime{Kube: c.admin.Kube, Namespace: trialPodNS, Owner: owner,
-			TrialID: "e2e0trialpod", StartTimeout: 2 * time.Minute},
+			TrialID: "e2e0trialpod", StartTimeout: 2 * time.Minute, Lifetime: 4 * time.Minute},
 		Timeout: time.Minute,
 		// The sandbox's address is the trial Pod's IP, which the harness forwards.
 		Inspect: leaks.inspect,

@@ -8,10 +8,13 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/clientcmd"
+	certutil "k8s.io/client-go/util/cert"
 	"k8s.io/utils/ptr"
 
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/trialcontroller/podruntime"
@@ -41,7 +44,7 @@ func TestTrialPodRuntime(t *testing.T) {
 	owner := metav1.OwnerReference{APIVersion: "operator.openshift.io/v1", Kind: "SecondaryScheduler", Name: "cluster",
 		UID: "7e57a1a1-0000-4000-8000-000000000001", Controller: ptr.To(true), BlockOwnerDeletion: ptr.To(true)}
 	runtime := func(id string, timeout time.Duration) *podruntime.Runtime {
-		return &podruntime.Runtime{Kube: kube, Namespace: ns, Owner: owner, TrialID: id, StartTimeout: timeout}
+		return &podruntime.Runtime{Kube: kube, Namespace: ns, Owner: owner, TrialID: id, StartTimeout: timeout, Lifetime: trialPodLifetime}
 	}
 	arm := trial.Arm{Name: "candidate", Image: "registry.k8s.io/kube-scheduler:v1.37.2",
 		Config: []byte("apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nprofiles:\n- schedulerName: secondary-scheduler\n")}
@@ -162,10 +165,70 @@ func waitTrialObjects(t *testing.T, kube kubernetes.Interface, ns, name, id stri
 			t.Errorf("%s %s: labels %v, want trial %s's", kind, name, m.Labels, id)
 		}
 	}
-	if len(secret.Data["tokens.csv"]) == 0 || len(secret.Data["config.yaml"]) == 0 {
-		t.Errorf("the Secret holds %d keys, no token or no configuration", len(secret.Data))
+	if len(secret.Data["config.yaml"]) == 0 {
+		t.Errorf("the Secret holds %d keys, no configuration", len(secret.Data))
 	}
+	checkExpiresWithTrial(t, pod, secret)
+	checkBounded(t, pod, policy)
 	return pod
+}
+
+// checkBounded: as the API server stored them, every container of the Pod
+// has a memory limit, its scratch volume a size limit, and the policy denies
+// all egress.
+func checkBounded(t *testing.T, pod *corev1.Pod, policy *networkingv1.NetworkPolicy) {
+	t.Helper()
+	for _, c := range append(append([]corev1.Container{}, pod.Spec.InitContainers...), pod.Spec.Containers...) {
+		if c.Resources.Limits.Memory().IsZero() {
+			t.Errorf("container %s has no memory limit", c.Name)
+		}
+	}
+	for _, v := range pod.Spec.Volumes {
+		if v.EmptyDir != nil && v.EmptyDir.SizeLimit == nil {
+			t.Errorf("emptyDir %s has no sizeLimit", v.Name)
+		}
+	}
+	egress := false
+	for _, pt := range policy.Spec.PolicyTypes {
+		egress = egress || pt == networkingv1.PolicyTypeEgress
+	}
+	if !egress || len(policy.Spec.Egress) > 0 {
+		t.Errorf("NetworkPolicy %s: types %v, egress rules %+v; want Egress with no rule", policy.Name, policy.Spec.PolicyTypes, policy.Spec.Egress)
+	}
+}
+
+// trialPodLifetime is the Runtime's Lifetime in these tests.
+const trialPodLifetime = 7 * time.Minute
+
+// checkExpiresWithTrial: the Pod's deadline is the lifetime, and the
+// sandbox's credential (the admin certificate in the scheduler's kubeconfig)
+// and CA expire within it, as the API server stored them.
+func checkExpiresWithTrial(t *testing.T, pod *corev1.Pod, secret *corev1.Secret) {
+	t.Helper()
+	if d := pod.Spec.ActiveDeadlineSeconds; d == nil || *d != int64(trialPodLifetime.Seconds()) {
+		t.Errorf("the Pod's activeDeadlineSeconds is %v, want %d", d, int64(trialPodLifetime.Seconds()))
+	}
+	kc, err := clientcmd.Load(secret.Data["kubeconfig"])
+	if err != nil {
+		t.Fatalf("the Secret's kubeconfig: %v", err)
+	}
+	cfg, err := clientcmd.NewDefaultClientConfig(*kc, nil).ClientConfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	latest := time.Now().Add(trialPodLifetime)
+	for what, data := range map[string][]byte{"admin certificate": cfg.CertData, "CA": secret.Data["ca.crt"]} {
+		certs, err := certutil.ParseCertsPEM(data)
+		if err != nil || len(certs) == 0 {
+			t.Fatalf("the Secret's %s: %v", what, err)
+		}
+		if na := certs[0].NotAfter; na.After(latest) || na.Before(latest.Add(-time.Minute)) {
+			t.Errorf("the Secret's %s expires at %s, want at most %s from now (%s)", what, na, trialPodLifetime, latest)
+		}
+	}
+	if cfg.BearerToken != "" || len(secret.Data["tokens.csv"]) > 0 {
+		t.Error("the Secret holds a token, which cannot expire")
+	}
 }
 
 // waitNoTrialObjects waits until no trial object is left in ns.

@@ -95,7 +95,7 @@ func schedulerNames(r Run) ([]string, error) {
 // the verdict is read and the Pods deleted within it.
 const armLifetimeMargin = time.Minute
 
-// armLifetime bounds a trial Pod's life: the trial's timeout and the margin.
+// armLifetime bounds a trial Pod's life and its credentials': the trial's timeout and the margin.
 func armLifetime(policy secondaryschedulerv1.TrialPolicy) time.Duration {
 	return time.Duration(ptr.Deref(policy.TimeoutSeconds, secondaryschedulerv1.DefaultTrialTimeoutSeconds))*time.Second + armLifetimeMargin
 }

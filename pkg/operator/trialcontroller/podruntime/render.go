@@ -58,7 +58,6 @@ const (
 	tlsKeyKey     = "tls.key"
 	saKeyKey      = "sa.key"
 	saPubKey      = "sa.pub"
-	tokensKey     = "tokens.csv"
 	kubeconfigKey = "kubeconfig"
 	configKey     = "config.yaml"
 )
@@ -99,7 +98,8 @@ type podInputs struct {
 	// runAsUser, when set, runs every container as that user, group and
 	// fsGroup (Runtime.RunAsUser).
 	runAsUser *int64
-	// lifetime, when set, is the Pod's activeDeadlineSeconds (Runtime.Lifetime).
+	// lifetime is the Pod's activeDeadlineSeconds (Runtime.Lifetime); creds
+	// expire with it.
 	lifetime time.Duration
 }
 
@@ -137,9 +137,7 @@ func renderArm(in podInputs) (*armObjects, error) {
 			s.SecretName = name
 		}
 	}
-	if in.lifetime > 0 {
-		pod.Spec.ActiveDeadlineSeconds = ptr.To(int64(math.Ceil(in.lifetime.Seconds())))
-	}
+	pod.Spec.ActiveDeadlineSeconds = ptr.To(int64(math.Ceil(in.lifetime.Seconds())))
 	if id := in.runAsUser; id != nil {
 		sc := pod.Spec.SecurityContext
 		sc.RunAsUser, sc.RunAsGroup, sc.FSGroup = ptr.To(*id), ptr.To(*id), ptr.To(*id)
@@ -171,6 +169,9 @@ func validateArm(in podInputs) error {
 			return fmt.Errorf("trial: %s is empty", f.field)
 		}
 	}
+	if in.lifetime <= 0 {
+		return fmt.Errorf("trial: arm %q has no lifetime (Runtime.Lifetime): its Pod and credentials must end with the trial", in.arm.Name)
+	}
 	if errs := validation.IsDNS1123Label(ObjectName(in.arm.Name)); len(errs) > 0 || in.arm.Name == "" {
 		return fmt.Errorf("trial: arm name %q does not make an object name: %v", in.arm.Name, errs)
 	}
@@ -183,7 +184,7 @@ func validateArm(in podInputs) error {
 // renderSecret is an arm's Secret, without its metadata.
 func renderSecret(arm trial.Arm, c *credentials) (*corev1.Secret, error) {
 	local := &rest.Config{Host: "https://" + net.JoinHostPort("127.0.0.1", strconv.Itoa(SandboxPort)),
-		TLSClientConfig: rest.TLSClientConfig{CAData: c.ca}, BearerToken: c.token}
+		TLSClientConfig: rest.TLSClientConfig{CAData: c.ca, CertData: c.clientCert, KeyData: c.clientKey}}
 	kubeconfig, err := clientcmd.Write(trial.Kubeconfig(local))
 	if err != nil {
 		return nil, err
@@ -197,7 +198,6 @@ func renderSecret(arm trial.Arm, c *credentials) (*corev1.Secret, error) {
 		Type:     corev1.SecretTypeOpaque,
 		Data: map[string][]byte{
 			caKey: c.ca, tlsCertKey: c.tlsCert, tlsKeyKey: c.tlsKey, saKeyKey: c.saKey, saPubKey: c.saPub,
-			tokensKey:     []byte(c.token + `,trial-admin,trial-admin,"system:masters"` + "\n"),
 			kubeconfigKey: kubeconfig,
 			configKey:     config,
 		},
@@ -208,7 +208,6 @@ func renderSecret(arm trial.Arm, c *credentials) (*corev1.Secret, error) {
 func sandboxClient(podIP string, c *credentials) *rest.Config {
 	return trial.Unlimited(&rest.Config{
 		Host:            "https://" + net.JoinHostPort(podIP, strconv.Itoa(SandboxPort)),
-		TLSClientConfig: rest.TLSClientConfig{CAData: c.ca, ServerName: SandboxServerName},
-		BearerToken:     c.token,
+		TLSClientConfig: rest.TLSClientConfig{CAData: c.ca, ServerName: SandboxServerName, CertData: c.clientCert, KeyData: c.clientKey},
 	})
 }

@@ -1,9 +1,6 @@
 package podruntime
 
 import (
-	"crypto"
-	"crypto/tls"
-	"crypto/x509"
 	"path/filepath"
 	"reflect"
 	"regexp"
@@ -17,7 +14,6 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/client-go/tools/clientcmd"
-	"k8s.io/client-go/util/keyutil"
 	psapi "k8s.io/pod-security-admission/api"
 	"k8s.io/pod-security-admission/policy"
 	"sigs.k8s.io/yaml"
@@ -33,13 +29,13 @@ func ptrTo[T any](v T) *T { return &v }
 
 // fakeCredentials are fixed, so the golden file is stable.
 var fakeCredentials = &credentials{ca: []byte("CA PEM\n"), tlsCert: []byte("SERVING CERT PEM\n"), tlsKey: []byte("SERVING KEY PEM\n"),
-	saKey: []byte("SA KEY PEM\n"), saPub: []byte("SA PUBLIC KEY PEM\n"), token: "0123456789abcdef"}
+	clientCert: []byte("ADMIN CERT PEM\n"), clientKey: []byte("ADMIN KEY PEM\n"), saKey: []byte("SA KEY PEM\n"), saPub: []byte("SA PUBLIC KEY PEM\n")}
 
 func testInputs() podInputs {
 	return podInputs{namespace: "openshift-secondary-scheduler", trialID: "0123456789ab", owner: testOwner,
 		arm: trial.Arm{Name: "candidate", Args: []string{"--feature-gates=SchedulerQueueingHints=true", "-v=4"}, Image: "registry.k8s.io/scheduler-plugins/kube-scheduler:v0.34.7", Command: []string{"/bin/kube-scheduler"},
 			Config: []byte("apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nleaderElection:\n  leaderElect: true\nprofiles:\n- schedulerName: secondary-scheduler\n")},
-		etcdImage: DefaultEtcdImage, apiServerImage: DefaultAPIServerImage, creds: fakeCredentials}
+		etcdImage: DefaultEtcdImage, apiServerImage: DefaultAPIServerImage, creds: fakeCredentials, lifetime: 6 * time.Minute}
 }
 
 // TestRenderArmGolden pins the objects of an arm (the Secret's data as text).
@@ -177,8 +173,46 @@ func TestRenderArmNetworkPolicy(t *testing.T) {
 		}},
 		Ports: []networkingv1.NetworkPolicyPort{{Protocol: &tcp, Port: &port}},
 	}}
-	if !reflect.DeepEqual(p.PolicyTypes, []networkingv1.PolicyType{networkingv1.PolicyTypeIngress}) || !reflect.DeepEqual(p.Ingress, want) {
-		t.Errorf("the policy admits %+v (%v), want only the operator's pods on TCP %d", p.Ingress, p.PolicyTypes, SandboxPort)
+	if !reflect.DeepEqual(p.Ingress, want) {
+		t.Errorf("the policy admits %+v, want only the operator's pods on TCP %d", p.Ingress, SandboxPort)
+	}
+	// Egress among the policy's types, with no rule: everything out is denied.
+	if !reflect.DeepEqual(p.PolicyTypes, []networkingv1.PolicyType{networkingv1.PolicyTypeIngress, networkingv1.PolicyTypeEgress}) || len(p.Egress) > 0 {
+		t.Errorf("the policy's types are %v with egress rules %+v, want Ingress and Egress with none", p.PolicyTypes, p.Egress)
+	}
+}
+
+// The Pod needs no egress: every address its containers and files name is
+// 127.0.0.1, so nothing resolves a name or leaves the Pod (an arm's extender
+// aside, which the policy keeps out of reach).
+func TestRenderArmTalksOnlyOverLoopback(t *testing.T) {
+	objs, err := renderArm(testInputs())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var texts []string
+	for _, c := range append(append([]corev1.Container{}, objs.pod.Spec.InitContainers...), objs.pod.Spec.Containers...) {
+		texts = append(texts, c.Args...)
+		for _, e := range c.Env {
+			texts = append(texts, e.Value)
+		}
+	}
+	for _, k := range []string{kubeconfigKey, configKey} {
+		texts = append(texts, string(objs.secret.Data[k]))
+	}
+	urls := regexp.MustCompile(`[a-z]+://([^/:\s",]+)`)
+	seen := 0
+	for _, text := range texts {
+		for _, m := range urls.FindAllStringSubmatch(text, -1) {
+			seen++
+			// The service-account issuer is a name in tokens, never dialled.
+			if m[1] != "127.0.0.1" && m[0] != "https://"+SandboxServerName {
+				t.Errorf("%q names %s: the trial Pod would need egress (and DNS) to reach it", text, m[1])
+			}
+		}
+	}
+	if seen < 4 {
+		t.Errorf("found %d URLs in the Pod's arguments and files, want etcd's, kube-apiserver's and the kubeconfig's", seen)
 	}
 }
 
@@ -206,16 +240,20 @@ func TestRenderArmSecret(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.Host != "https://127.0.0.1:6443" || cfg.BearerToken != fakeCredentials.token || string(cfg.CAData) != string(fakeCredentials.ca) {
-		t.Errorf("the kubeconfig points at %s with token %q and CA %q", cfg.Host, cfg.BearerToken, cfg.CAData)
-	}
-	if got := string(d[tokensKey]); got != `0123456789abcdef,trial-admin,trial-admin,"system:masters"`+"\n" {
-		t.Errorf("tokens.csv is %q", got)
+	if cfg.Host != "https://127.0.0.1:6443" || string(cfg.CAData) != string(fakeCredentials.ca) ||
+		string(cfg.CertData) != string(fakeCredentials.clientCert) || string(cfg.KeyData) != string(fakeCredentials.clientKey) || cfg.BearerToken != "" {
+		t.Errorf("the kubeconfig points at %s with CA %q, client certificate %q and key %q (token %q); want 127.0.0.1:6443 with the admin certificate",
+			cfg.Host, cfg.CAData, cfg.CertData, cfg.KeyData, cfg.BearerToken)
 	}
 	for _, k := range []string{caKey, tlsCertKey, tlsKeyKey, saKeyKey, saPubKey} {
 		if len(d[k]) == 0 {
 			t.Errorf("the Secret lacks %s", k)
 		}
+	}
+	// The admin certificate is the only credential: no static token the
+	// API server would accept past the trial.
+	if len(d) != 7 {
+		t.Errorf("the Secret holds %d keys, want 7 (CA, serving certificate and key, service-account keys, kubeconfig, config.yaml)", len(d))
 	}
 }
 
@@ -230,6 +268,7 @@ func TestRenderArmRefuses(t *testing.T) {
 		{"no trial id", func(in *podInputs) { in.trialID = "" }, "trial id is empty"},
 		{"a trial id no label takes", func(in *podInputs) { in.trialID = "a b" }, `trial id "a b"`},
 		{"an arm name no object takes", func(in *podInputs) { in.arm.Name = "Candidate" }, `arm name "Candidate"`},
+		{"no lifetime", func(in *podInputs) { in.lifetime = 0 }, `arm "candidate" has no lifetime (Runtime.Lifetime)`},
 		{"a configuration that is no YAML", func(in *podInputs) { in.arm.Config = []byte("[") }, "candidate: the scheduler configuration"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -239,51 +278,6 @@ func TestRenderArmRefuses(t *testing.T) {
 				t.Errorf("renderArm: %v, want an error saying %q", err, tc.want)
 			}
 		})
-	}
-}
-
-func TestNewCredentials(t *testing.T) {
-	c, err := newCredentials()
-	if err != nil {
-		t.Fatal(err)
-	}
-	pair, err := tls.X509KeyPair(c.tlsCert, c.tlsKey)
-	if err != nil {
-		t.Fatal(err)
-	}
-	roots := x509.NewCertPool()
-	if !roots.AppendCertsFromPEM(c.ca) {
-		t.Fatal("ca.crt holds no certificate")
-	}
-	leaf, err := x509.ParseCertificate(pair.Certificate[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	// As the operator (by name, at any IP) and the scheduler (127.0.0.1) verify it.
-	for _, name := range []string{SandboxServerName, "127.0.0.1"} {
-		if _, err := leaf.Verify(x509.VerifyOptions{DNSName: name, Roots: roots}); err != nil {
-			t.Errorf("the serving certificate does not verify for %s: %v", name, err)
-		}
-	}
-	if _, err := leaf.Verify(x509.VerifyOptions{DNSName: "kubernetes.default", Roots: roots}); err == nil {
-		t.Error("the serving certificate verifies for a name it was not made for")
-	}
-	priv, err := keyutil.ParsePrivateKeyPEM(c.saKey)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pubs, err := keyutil.ParsePublicKeysPEM(c.saPub)
-	if err != nil || len(pubs) != 1 {
-		t.Fatalf("sa.pub: %v (%d keys)", err, len(pubs))
-	}
-	if !priv.(crypto.Signer).Public().(interface{ Equal(crypto.PublicKey) bool }).Equal(pubs[0]) {
-		t.Error("sa.pub is not sa.key's public key")
-	}
-	if !regexp.MustCompile(`^[0-9a-f]{64}$`).MatchString(c.token) {
-		t.Errorf("the token %q is not 32 random bytes in hex", c.token)
-	}
-	if other, _ := newCredentials(); other.token == c.token {
-		t.Error("two trials got the same token")
 	}
 }
 
@@ -312,5 +306,53 @@ func TestRenderArmRunAsUser(t *testing.T) {
 	if results := policy.AggregateCheckResults(mustEvaluator(t).EvaluatePod(
 		psapi.LevelVersion{Level: psapi.LevelRestricted, Version: psapi.LatestVersion()}, &objs.pod.ObjectMeta, &spec)); !results.Allowed {
 		t.Errorf("Pod Security restricted forbids the trial Pod with a user: %s", results.ForbiddenDetail())
+	}
+}
+
+// Every container is limited in memory and every scratch volume in size, at
+// least to what it holds at the snapshot bound (bindata/assets/trial/pod.yaml
+// says why): when trial.MaxSnapshotBytes grows, this fails until they do.
+func TestRenderArmLimits(t *testing.T) {
+	objs, err := renderArm(testInputs())
+	if err != nil {
+		t.Fatal(err)
+	}
+	bound := int64(trial.MaxSnapshotBytes)
+	// decoded is how many times its protobuf size a snapshot takes decoded.
+	const decoded = 12
+	atLeast := map[string]struct {
+		bytes int64
+		why   string
+	}{
+		EtcdContainer:      {4 * bound, "its database (twice the snapshot in pages) and its raft log"},
+		APIServerContainer: {2 * decoded * bound, "the watch cache of the snapshot decoded, twice over for Go's collector"},
+		SchedulerContainer: {2 * decoded * bound, "its informers' copy of the snapshot decoded, twice over for Go's collector"},
+	}
+	spec := objs.pod.Spec
+	for _, c := range append(append([]corev1.Container{}, spec.InitContainers...), spec.Containers...) {
+		limit, request := c.Resources.Limits.Memory(), c.Resources.Requests.Memory()
+		if limit.IsZero() || limit.Cmp(*request) < 0 {
+			t.Errorf("container %s: memory limit %s, request %s; want a limit above the request", c.Name, limit, request)
+		}
+		if want, ok := atLeast[c.Name]; !ok || limit.Value() < want.bytes {
+			t.Errorf("container %s: memory limit %s, want at least %d MiB: %s", c.Name, limit, want.bytes>>20, want.why)
+		}
+		if _, ok := c.Resources.Limits[corev1.ResourceCPU]; ok {
+			t.Errorf("container %s has a CPU limit: a throttled arm only ends undecided", c.Name)
+		}
+	}
+	emptyDirs := 0
+	for _, v := range spec.Volumes {
+		if v.EmptyDir == nil {
+			continue
+		}
+		emptyDirs++
+		if v.EmptyDir.SizeLimit == nil || v.EmptyDir.SizeLimit.Value() < 4*bound {
+			t.Errorf("emptyDir %s: sizeLimit %v, want at least %d MiB (etcd's database and write-ahead log at the snapshot bound)",
+				v.Name, v.EmptyDir.SizeLimit, 4*bound>>20)
+		}
+	}
+	if emptyDirs != 1 {
+		t.Errorf("%d emptyDir volumes, want 1 (etcd's data)", emptyDirs)
 	}
 }

@@ -1,7 +1,8 @@
 // Package podruntime runs a trial's arms as Pods in the cluster, for the
 // operator's trial controller: per arm a Pod with the sandbox (etcd and
 // kube-apiserver) and the arm's scheduler, a Secret with the sandbox's
-// credentials and a NetworkPolicy that admits only the operator's pods. It
+// credentials (credentials.go; they expire with the trial) and a
+// NetworkPolicy that admits only the operator's pods and lets nothing out. It
 // renders them (render.go, pure), starts and stops them (runtime.go), and
 // deletes what a trial left (cleanup.go).
 package podruntime
@@ -50,7 +51,8 @@ const (
 // Runtime runs each arm as a Pod in a cluster: the sandbox (etcd and
 // kube-apiserver) and the arm's scheduler (trial.Arm.Image, trial.Arm.Command), with a
 // Secret holding the sandbox's credentials and a NetworkPolicy that admits
-// only the operator's pods. The operator reaches the sandbox at the Pod's IP.
+// only the operator's pods and denies all egress. The operator reaches the
+// sandbox at the Pod's IP.
 type Runtime struct {
 	// Kube is a client of the cluster.
 	Kube kubernetes.Interface
@@ -65,9 +67,11 @@ type Runtime struct {
 	EtcdImage, APIServerImage string
 	// StartTimeout bounds an arm's start; 0 means DefaultPodStartTimeout.
 	StartTimeout time.Duration
-	// Lifetime, when set, is the Pods' activeDeadlineSeconds: the kubelet
+	// Lifetime is the Pods' activeDeadlineSeconds, and how long the
+	// sandbox's certificates are valid from the arm's start: the kubelet
 	// stops an arm that outlives its trial, also when the operator that
-	// started it is gone.
+	// started it is gone, and what it leaves of its credentials has expired.
+	// Required: the trial's timeout and a margin.
 	Lifetime time.Duration
 	// RunAsUser, when set, is the user, group and fsGroup of the Pod. The
 	// upstream etcd and kube-apiserver images run as root by default, which
@@ -84,7 +88,7 @@ const NonRootUser int64 = 65532
 // arm, creates its Secret, NetworkPolicy and Pod, and waits until the
 // sandbox answers. On an error it deletes what it created.
 func (p *Runtime) Start(ctx context.Context, arm trial.Arm) (trial.Sandbox, error) {
-	creds, err := newCredentials()
+	creds, err := newCredentials(p.Lifetime)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", arm.Name, err)
 	}

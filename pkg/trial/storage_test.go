@@ -109,4 +109,3 @@ func TestStoredRefusesUnknownClass(t *testing.T) {
 		t.Errorf("got %v, want the pod refused for its missing class", err)
 	}
 }
-

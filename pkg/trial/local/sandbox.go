@@ -31,7 +31,9 @@ type localSandbox struct {
 }
 
 const (
-	startTimeout = 60 * time.Second
+	// kube-apiserver reads every object seeded into etcd before it is
+	// ready: 30,000 pods and more take it minutes on a busy machine.
+	startTimeout = 3 * time.Minute
 	stopTimeout  = 30 * time.Second
 	// startTries: a port chosen free may be taken before the process binds it.
 	startTries = 3

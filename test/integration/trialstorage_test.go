@@ -220,9 +220,10 @@ func normalized(u *unstructured.Unstructured) map[string]any {
 func makeLiveObjects(t *testing.T, env *framework.Env) []storedObject {
 	ctx := context.Background()
 	kube := env.Admin.Kube
+	// The CRDs first: they are deleted after the namespace, its objects first.
+	crds := installPluginCRDs(t, env)
 	ns := env.CreateNamespace(t, "trial-storage")
-	out := []storedObject{{gvr: corev1.SchemeGroupVersion.WithResource("namespaces"), name: ns}}
-	out = append(out, installPluginCRDs(t, env)...)
+	out := append([]storedObject{{gvr: corev1.SchemeGroupVersion.WithResource("namespaces"), name: ns}}, crds...)
 	add := func(gvr schema.GroupVersionResource, namespace, name string, err error) {
 		t.Helper()
 		if err != nil {
@@ -244,7 +245,7 @@ func makeLiveObjects(t *testing.T, env *framework.Env) []storedObject {
 	node := liveNode(t, env, prefix+"node")
 	add(corev1.SchemeGroupVersion.WithResource("nodes"), "", node, nil)
 	csi, err := kube.StorageV1().CSINodes().Create(ctx, &storagev1.CSINode{ObjectMeta: metav1.ObjectMeta{Name: node},
-		Spec: storagev1.CSINodeSpec{Drivers: []storagev1.CSINodeDriver{{Name: "example.com/disk", NodeID: "n1", Allocatable: &storagev1.VolumeNodeResources{Count: ptr.To[int32](16)}}}}}, metav1.CreateOptions{})
+		Spec: storagev1.CSINodeSpec{Drivers: []storagev1.CSINodeDriver{{Name: "disk.example.com", NodeID: "n1", Allocatable: &storagev1.VolumeNodeResources{Count: ptr.To[int32](16)}}}}}, metav1.CreateOptions{})
 	add(storagev1.SchemeGroupVersion.WithResource("csinodes"), "", csi.Name, err)
 	out = append(out, liveVolumes(t, env, ns, sc.Name)...)
 	svc, err := kube.CoreV1().Services(ns).Create(ctx, &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "web"},
@@ -290,7 +291,7 @@ func liveVolumes(t *testing.T, env *framework.Env, ns, class string) []storedObj
 	pv, err := kube.CoreV1().PersistentVolumes().Create(ctx, &corev1.PersistentVolume{ObjectMeta: metav1.ObjectMeta{Name: ns + "-pv"},
 		Spec: corev1.PersistentVolumeSpec{Capacity: corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("1Gi")},
 			AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce}, StorageClassName: class,
-			PersistentVolumeSource: corev1.PersistentVolumeSource{CSI: &corev1.CSIPersistentVolumeSource{Driver: "example.com/disk", VolumeHandle: "v1"}},
+			PersistentVolumeSource: corev1.PersistentVolumeSource{CSI: &corev1.CSIPersistentVolumeSource{Driver: "disk.example.com", VolumeHandle: "v1"}},
 			ClaimRef:               &corev1.ObjectReference{Kind: "PersistentVolumeClaim", APIVersion: "v1", Namespace: ns, Name: "data"}}}, metav1.CreateOptions{})
 	if err != nil {
 		t.Fatal(err)

@@ -140,7 +140,8 @@ func (snap *Snapshot) storedKinds(at metav1.Time) ([]storedKind, error) {
 	kinds := []storedKind{
 		typed("namespaces", snap.Namespaces, at, func(o *corev1.Namespace) string { return clusterKey("namespaces", o.Name) },
 			func(o *corev1.Namespace) error { createdNamespace(o); return nil }),
-		typed("priorityclasses", snap.PriorityClasses, at, func(o *schedulingv1.PriorityClass) string { return clusterKey("priorityclasses", o.Name) }, nil),
+		typed("priorityclasses", snap.PriorityClasses, at, func(o *schedulingv1.PriorityClass) string { return clusterKey("priorityclasses", o.Name) },
+			func(o *schedulingv1.PriorityClass) error { o.Generation = 1; return nil }),
 		typed("runtimeclasses", snap.RuntimeClasses, at, func(o *nodev1.RuntimeClass) string { return clusterKey("runtimeclasses", o.Name) }, nil),
 		typed("storageclasses", snap.StorageClasses, at, func(o *storagev1.StorageClass) string { return clusterKey("storageclasses", o.Name) }, nil),
 		typed("csinodes", snap.CSINodes, at, func(o *storagev1.CSINode) string { return clusterKey("csinodes", o.Name) }, nil),

@@ -18,6 +18,17 @@ type Runtime interface {
 	Start(ctx context.Context, arm Arm) (Sandbox, error)
 }
 
+// StorageRuntime is a Runtime that can write a snapshot straight into a
+// sandbox's storage before its API server starts: seeding then goes at the
+// speed of etcd's batched writes, not of the API server's creates, one by
+// one. A Runtime that cannot is seeded through the sandbox's API.
+type StorageRuntime interface {
+	Runtime
+	// StartStored is Start with objects written into the sandbox's etcd,
+	// under StoragePrefix, before its kube-apiserver starts.
+	StartStored(ctx context.Context, arm Arm, objects StoredObjects) (Sandbox, error)
+}
+
 // Sandbox is one arm's running sandbox and scheduler.
 type Sandbox interface {
 	// Config is an admin client config of the sandbox, without a client-side

@@ -55,18 +55,15 @@ func newSeeder(cfg *rest.Config) (*seeder, error) {
 }
 
 // seed creates the snapshot's objects, kind by kind in the order they refer
-// to each other, and the replay set last, gated (SeedingGate), one by one in
-// its order.
-func (s *seeder) seed(ctx context.Context, snap *Snapshot) error {
-	if err := s.seedCRDs(ctx, snap.CRDs); err != nil {
+// to each other (unless stored: they were written into the sandbox's storage
+// before its API server started), and the replay set last, gated
+// (SeedingGate).
+func (s *seeder) seed(ctx context.Context, snap *Snapshot, stored bool) error {
+	if err := s.seedObjects(ctx, snap, stored); err != nil {
 		return err
 	}
-	for _, step := range append(s.clusterSteps(ctx, snap), s.namespacedSteps(ctx, snap)...) {
-		if err := parallel(step.n, step.one); err != nil {
-			return fmt.Errorf("seeding %s: %w", step.what, err)
-		}
-	}
-	for i := range snap.Replay {
+	// Created in any order: they are released (release) in replay order.
+	return parallel(len(snap.Replay), func(i int) error {
 		p := snap.Replay[i].DeepCopy()
 		if p.Labels == nil {
 			p.Labels = map[string]string{}
@@ -75,6 +72,25 @@ func (s *seeder) seed(ctx context.Context, snap *Snapshot) error {
 		p.Spec.SchedulingGates = append(p.Spec.SchedulingGates, corev1.PodSchedulingGate{Name: SeedingGate})
 		if _, err := s.kube.CoreV1().Pods(p.Namespace).Create(ctx, p, metav1.CreateOptions{}); err != nil {
 			return fmt.Errorf("seeding replayed pod %s/%s: %w", p.Namespace, p.Name, err)
+		}
+		return nil
+	})
+}
+
+// seedObjects creates the snapshot's objects but the replay set; when stored,
+// it waits for the CRDs it finds in storage to be served.
+func (s *seeder) seedObjects(ctx context.Context, snap *Snapshot, stored bool) error {
+	if !stored {
+		if err := s.createCRDs(ctx, snap.CRDs); err != nil {
+			return err
+		}
+	}
+	if err := s.waitCRDs(ctx, snap.CRDs); err != nil || stored {
+		return err
+	}
+	for _, step := range append(s.clusterSteps(ctx, snap), s.namespacedSteps(ctx, snap)...) {
+		if err := parallel(step.n, step.one); err != nil {
+			return fmt.Errorf("seeding %s: %w", step.what, err)
 		}
 	}
 	return nil
@@ -181,13 +197,18 @@ func customResource(u *unstructured.Unstructured) schema.GroupVersionResource {
 	return gvk.GroupVersion().WithResource(strings.ToLower(gvk.Kind) + "s")
 }
 
-// seedCRDs creates the CRDs and waits until they are served.
-func (s *seeder) seedCRDs(ctx context.Context, crds []unstructured.Unstructured) error {
+// createCRDs creates the CRDs.
+func (s *seeder) createCRDs(ctx context.Context, crds []unstructured.Unstructured) error {
 	for i := range crds {
 		if _, err := s.dyn.Resource(crdResource).Create(ctx, &crds[i], metav1.CreateOptions{}); err != nil {
 			return fmt.Errorf("seeding CustomResourceDefinition %s: %w", crds[i].GetName(), err)
 		}
 	}
+	return nil
+}
+
+// waitCRDs waits until the CRDs are served.
+func (s *seeder) waitCRDs(ctx context.Context, crds []unstructured.Unstructured) error {
 	for i := range crds {
 		name := crds[i].GetName()
 		err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {

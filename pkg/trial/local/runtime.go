@@ -1,6 +1,7 @@
 // Package local runs a trial's arms as processes on this machine: an etcd and
 // a kube-apiserver per arm (started with envtest, as the integration tests
-// are) and the arm's scheduler binary against them. The trial command uses it;
+// are), seeded in etcd before the kube-apiserver starts, and the arm's
+// scheduler binary against them. The trial command uses it;
 // the operator does not link it.
 package local
 
@@ -34,11 +35,17 @@ func New(binDir, dir string) trial.Runtime { return &Runtime{BinDir: binDir, Dir
 
 // Start implements trial.Runtime.
 func (l *Runtime) Start(ctx context.Context, arm trial.Arm) (trial.Sandbox, error) {
+	return l.StartStored(ctx, arm, nil)
+}
+
+// StartStored implements trial.StorageRuntime: objects go into the sandbox's
+// etcd before its kube-apiserver starts.
+func (l *Runtime) StartStored(ctx context.Context, arm trial.Arm, objects trial.StoredObjects) (trial.Sandbox, error) {
 	dir := filepath.Join(l.Dir, arm.Name)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, err
 	}
-	sb, err := startSandbox(l.BinDir, dir)
+	sb, err := startSandbox(ctx, l.BinDir, dir, objects)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", arm.Name, err)
 	}

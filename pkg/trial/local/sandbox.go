@@ -1,12 +1,17 @@
 package local
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
@@ -15,44 +20,106 @@ import (
 )
 
 // localSandbox is an etcd and a kube-apiserver started from local binaries
-// (with envtest, as the integration tests are).
+// (with envtest's process management, as the integration tests are).
 type localSandbox struct {
 	// config is an admin (system:masters) client config.
 	config *rest.Config
 	// kubeconfig is a file holding config, for a scheduler.
 	kubeconfig string
 
-	env *envtest.Environment
+	plane *envtest.ControlPlane
 }
 
-// startSandbox starts a sandbox from the etcd and kube-apiserver in binDir and
-// writes its kubeconfig into dir.
-func startSandbox(binDir, dir string) (*localSandbox, error) {
+const (
+	// kube-apiserver reads every object seeded into etcd before it is
+	// ready: 30,000 pods and more take it minutes on a busy machine.
+	startTimeout = 3 * time.Minute
+	stopTimeout  = 30 * time.Second
+	// startTries: a port chosen free may be taken before the process binds it.
+	startTries = 3
+)
+
+// startSandbox starts a sandbox from the etcd and kube-apiserver in binDir,
+// writes objects (if any) into its etcd before its kube-apiserver starts,
+// and writes its kubeconfig into dir.
+func startSandbox(ctx context.Context, binDir, dir string, objects trial.StoredObjects) (*localSandbox, error) {
 	for _, b := range []string{"etcd", "kube-apiserver"} {
 		if fi, err := os.Stat(filepath.Join(binDir, b)); err != nil || fi.IsDir() {
 			return nil, fmt.Errorf("the sandbox needs %s in %s (the directory of --sandbox-bin)", b, binDir)
 		}
 	}
-	env := &envtest.Environment{
-		BinaryAssetsDirectory:    binDir,
-		ControlPlaneStartTimeout: 60 * time.Second,
-		ControlPlaneStopTimeout:  30 * time.Second,
+	s := &localSandbox{plane: &envtest.ControlPlane{}}
+	var err error
+	if s.plane.Etcd, err = startEtcd(binDir); err != nil {
+		return nil, fmt.Errorf("starting the sandbox's etcd: %w", err)
 	}
-	// Admission as the live cluster's already was: a copied pod is not judged
-	// again by its namespace's pod security level (its security context is
-	// trimmed), nor needs its ServiceAccount (envtest's default).
-	env.ControlPlane.GetAPIServer().Configure().Set("disable-admission-plugins", "ServiceAccount,PodSecurity")
-	cfg, err := env.Start()
-	if err != nil {
-		return nil, errors.Join(fmt.Errorf("starting the sandbox: %w", err), env.Stop())
+	if objects != nil {
+		if err := store(ctx, s.plane.Etcd.URL.String(), objects); err != nil {
+			return nil, errors.Join(err, s.stop())
+		}
 	}
-	s := &localSandbox{env: env, config: trial.Unlimited(cfg)}
-	s.kubeconfig = filepath.Join(dir, "kubeconfig")
-	if err := clientcmd.WriteToFile(trial.Kubeconfig(cfg), s.kubeconfig); err != nil {
+	if s.plane.APIServer, err = startAPIServer(binDir, s.plane.Etcd); err != nil {
+		return nil, errors.Join(fmt.Errorf("starting the sandbox's kube-apiserver: %w", err), s.stop())
+	}
+	if err := s.connect(ctx, dir); err != nil {
 		return nil, errors.Join(err, s.stop())
 	}
 	return s, nil
 }
 
+func startEtcd(binDir string) (*envtest.Etcd, error) {
+	var err error
+	for range startTries {
+		e := &envtest.Etcd{Path: filepath.Join(binDir, "etcd"), StartTimeout: startTimeout, StopTimeout: stopTimeout}
+		// Seeding writes thousands of objects a transaction (store).
+		e.Configure().Set("max-txn-ops", strconv.Itoa(maxTxnOps)).Set("max-request-bytes", strconv.Itoa(maxRequestBytes))
+		if err = e.Start(); err == nil {
+			return e, nil
+		}
+	}
+	return nil, err
+}
+
+func startAPIServer(binDir string, etcd *envtest.Etcd) (*envtest.APIServer, error) {
+	var err error
+	for range startTries {
+		a := &envtest.APIServer{Path: filepath.Join(binDir, "kube-apiserver"), EtcdURL: etcd.URL, StartTimeout: startTimeout, StopTimeout: stopTimeout}
+		// Admission as the live cluster's already was: a copied pod is not
+		// judged again by its namespace's pod security level (its security
+		// context is trimmed), nor needs its ServiceAccount (envtest's default).
+		a.Configure().Set("disable-admission-plugins", "ServiceAccount,PodSecurity")
+		if err = a.Start(); err == nil {
+			return a, nil
+		}
+	}
+	return nil, err
+}
+
+// connect makes an admin user and its kubeconfig in dir, and waits for the
+// API server to have made the default namespace.
+func (s *localSandbox) connect(ctx context.Context, dir string) error {
+	user, err := s.plane.AddUser(envtest.User{Name: "admin", Groups: []string{"system:masters"}}, &rest.Config{})
+	if err != nil {
+		return fmt.Errorf("making the sandbox's admin user: %w", err)
+	}
+	s.config = trial.Unlimited(user.Config())
+	s.kubeconfig = filepath.Join(dir, "kubeconfig")
+	if err := clientcmd.WriteToFile(trial.Kubeconfig(s.config), s.kubeconfig); err != nil {
+		return err
+	}
+	kube, err := kubernetes.NewForConfig(s.config)
+	if err != nil {
+		return err
+	}
+	err = wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+		_, err := kube.CoreV1().Namespaces().Get(ctx, metav1.NamespaceDefault, metav1.GetOptions{})
+		return err == nil, nil
+	})
+	if err != nil {
+		return fmt.Errorf("the sandbox's kube-apiserver made no default namespace: %w", err)
+	}
+	return nil
+}
+
 // stop stops kube-apiserver and etcd and removes their data.
-func (s *localSandbox) stop() error { return s.env.Stop() }
+func (s *localSandbox) stop() error { return s.plane.Stop() }

@@ -8,12 +8,16 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
+	"runtime"
+	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
 
 	"github.com/openshift/secondary-scheduler-operator/pkg/trial"
 	"github.com/openshift/secondary-scheduler-operator/pkg/trial/local"
@@ -21,18 +25,6 @@ import (
 )
 
 const schedulerName = "secondary-scheduler"
-
-func envInt(b *testing.B, name string, def int) int {
-	v := os.Getenv(name)
-	if v == "" {
-		return def
-	}
-	n, err := strconv.Atoi(v)
-	if err != nil {
-		b.Fatalf("%s: %v", name, err)
-	}
-	return n
-}
 
 // Synthetic is a snapshot of nodes nodes in 3 zones, pods bound pods spread
 // round-robin and replay pending pods, each pod asking for 100m-1000m CPU and
@@ -69,31 +61,177 @@ func Synthetic(nodes, pods, replay int) *trial.Snapshot {
 	return s
 }
 
-// BenchmarkTrial runs one trial, LeastAllocated against MostAllocated, on a
-// synthetic snapshot (TRIAL_BENCH_NODES, _PODS, _REPLAY; default 500, 5,000,
-// 200) and prints the time to the verdict and its parts:
+// benchSizes are the trial's sizes: nodes, bound pods, replayed pods.
+type benchSize struct{ nodes, pods, replay int }
+
+// defaultSizes are what a bench run measures unless TRIAL_BENCH_SIZES names others.
+const defaultSizes = "500/5000/200,2000/30000/500,5000/100000/1000"
+
+func sizes(b *testing.B) []benchSize {
+	spec := os.Getenv("TRIAL_BENCH_SIZES")
+	if spec == "" {
+		spec = defaultSizes
+	}
+	var out []benchSize
+	for _, f := range strings.Split(spec, ",") {
+		var s benchSize
+		if _, err := fmt.Sscanf(strings.TrimSpace(f), "%d/%d/%d", &s.nodes, &s.pods, &s.replay); err != nil {
+			b.Fatalf("TRIAL_BENCH_SIZES: %q is not NODES/PODS/REPLAY: %v", f, err)
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// BenchmarkTrial runs one trial per size and seeding, LeastAllocated against
+// MostAllocated, on a synthetic snapshot read from a file (as `trial
+// --snapshot FILE` reads it), and prints the time from the start to the
+// verdict and its parts, each sandbox's peak RSS (etcd, kube-apiserver) and
+// the heap this process added (after a GC) for the snapshot and, at most,
+// during the trial. TRIAL_BENCH_SIZES is a comma-separated list of
+// NODES/PODS/REPLAY (default defaultSizes), TRIAL_BENCH_SEEDING one of
+// storage (the objects written into the sandbox's etcd, the default) and
+// api (created through its API, as a runtime without storage seeding does):
 //
-//	go test ./test/bench/trialbench/ -run '^$' -bench BenchmarkTrial -benchtime 1x -timeout 20m
+//	go test ./test/bench/trialbench/ -run '^$' -bench BenchmarkTrial -benchtime 1x -timeout 60m
 func BenchmarkTrial(b *testing.B) {
 	bin := framework.Binary(b, "kube-scheduler")
-	nodes, pods, replay := envInt(b, "TRIAL_BENCH_NODES", 500), envInt(b, "TRIAL_BENCH_PODS", 5000), envInt(b, "TRIAL_BENCH_REPLAY", 200)
-	snap := Synthetic(nodes, pods, replay)
-	fmt.Println("# target: BenchmarkTrial s-to-verdict < 60")
-	for i := 0; i < b.N; i++ {
-		r, err := trial.Run(context.Background(), trial.Options{Snapshot: snap, Runtime: &local.Runtime{BinDir: filepath.Dir(bin), Dir: b.TempDir()},
-			Current:   trial.Arm{Name: "current", Binary: bin, Config: framework.ScoringConfig(schedulerName, "LeastAllocated")},
-			Candidate: trial.Arm{Name: "candidate", Binary: bin, Config: framework.ScoringConfig(schedulerName, "MostAllocated")}})
-		if err != nil {
-			b.Fatal(err)
+	seedings := strings.Split(os.Getenv("TRIAL_BENCH_SEEDING"), ",")
+	if seedings[0] == "" {
+		seedings = []string{"storage"}
+	}
+	for _, seeding := range seedings {
+		if seeding != "storage" && seeding != "api" {
+			b.Fatalf("TRIAL_BENCH_SEEDING: %q is neither storage nor api", seeding)
 		}
-		t := r.Timings
-		b.ReportMetric(t.Total.Seconds(), "s-to-verdict")
-		b.ReportMetric(t.Seed.Seconds(), "s-seed")
-		b.ReportMetric(t.Schedule.Seconds(), "s-schedule")
-		fmt.Printf("trial of %d nodes, %d bound pods, %d replayed: verdict after %s (sandbox start %s, seed %s, schedule %s, compare %s); %s\n",
-			nodes, pods, replay, t.Total, t.Start, t.Seed, t.Schedule, t.Compare, r.Verdict.Message)
-		if r.Current.Bound+r.Candidate.Bound != 2*replay {
-			b.Errorf("bound %d and %d of %d replayed pods: the sizes do not fit the nodes; first unit: %+v", r.Current.Bound, r.Candidate.Bound, replay, r.Units[0])
+		for _, size := range sizes(b) {
+			name := fmt.Sprintf("seeding=%s/pods=%d", seeding, size.pods)
+			fmt.Printf("# target: BenchmarkTrial/%s s-to-verdict < %d\n", name, int(trialTimeout.Seconds()))
+			b.Run(name, func(b *testing.B) {
+				for i := 0; i < b.N; i++ {
+					runTrial(b, bin, size, seeding)
+				}
+			})
 		}
 	}
+}
+
+// apiOnly hides a runtime's storage seeding (trial.StorageRuntime): its
+// sandboxes are seeded through their API, as a runtime without it is.
+type apiOnly struct{ trial.Runtime }
+
+// trialTimeout is the operator's default trial timeout, from start to verdict.
+const trialTimeout = 300 * time.Second
+
+func runTrial(b *testing.B, bin string, size benchSize, seeding string) {
+	file := filepath.Join(b.TempDir(), "snapshot.json.gz")
+	if err := writeSynthetic(file, size); err != nil {
+		b.Fatal(err)
+	}
+	base := heapAfterGC()
+	start := time.Now()
+	snap, err := readSnapshot(file)
+	if err != nil {
+		b.Fatal(err)
+	}
+	snapshotTime, snapshotHeap := time.Since(start), heapAfterGC()-base
+	var (
+		mu        sync.Mutex
+		peaks     = map[string]sandboxPeaks{}
+		trialHeap uint64
+	)
+	inspect := func(arm string, cfg *rest.Config) error {
+		p, err := peaksOf(cfg.Host)
+		mu.Lock()
+		defer mu.Unlock()
+		peaks[arm] = p
+		trialHeap = max(trialHeap, heapAfterGC()-base)
+		return err
+	}
+	var rt trial.Runtime = &local.Runtime{BinDir: filepath.Dir(bin), Dir: b.TempDir()}
+	if seeding == "api" {
+		rt = apiOnly{rt}
+	}
+	r, err := trial.Run(context.Background(), trial.Options{Snapshot: snap, Runtime: rt,
+		Current:   trial.Arm{Name: "current", Binary: bin, Config: framework.ScoringConfig(schedulerName, "LeastAllocated")},
+		Candidate: trial.Arm{Name: "candidate", Binary: bin, Config: framework.ScoringConfig(schedulerName, "MostAllocated")},
+		Inspect:   inspect})
+	if err != nil {
+		b.Fatal(err)
+	}
+	report(b, size, r, snapshotTime, snapshotHeap, trialHeap, peaks)
+}
+
+func report(b *testing.B, size benchSize, r *trial.Report, snapshotTime time.Duration, snapshotHeap, trialHeap uint64, peaks map[string]sandboxPeaks) {
+	t := r.Timings
+	total := snapshotTime + t.Total
+	b.ReportMetric(total.Seconds(), "s-to-verdict")
+	b.ReportMetric(snapshotTime.Seconds(), "s-snapshot")
+	b.ReportMetric(t.Start.Seconds(), "s-start")
+	b.ReportMetric(t.Seed.Seconds(), "s-seed")
+	b.ReportMetric(t.Schedule.Seconds(), "s-schedule")
+	b.ReportMetric(t.Compare.Seconds(), "s-compare")
+	var etcd, apiserver int64
+	for _, p := range peaks {
+		etcd, apiserver = max(etcd, p.etcd), max(apiserver, p.apiserver)
+	}
+	b.ReportMetric(mib(etcd), "MiB-etcd-peak")
+	b.ReportMetric(mib(apiserver), "MiB-apiserver-peak")
+	b.ReportMetric(mib(int64(snapshotHeap)), "MiB-heap-snapshot")
+	b.ReportMetric(mib(int64(trialHeap)), "MiB-heap-trial")
+	fmt.Printf("# note: pods=%d is %d nodes, %d bound pods, %d replayed: verdict after %s (snapshot read %s, sandbox start %s, seed %s, schedule %s, compare %s); "+
+		"peak RSS per sandbox: %s; heap added: %.1f MiB by the snapshot, %.1f MiB at most during the trial (after a GC); %s\n",
+		size.pods, size.nodes, size.pods, size.replay, total.Round(time.Millisecond), snapshotTime.Round(time.Millisecond), t.Start.Round(time.Millisecond),
+		t.Seed.Round(time.Millisecond), t.Schedule.Round(time.Millisecond), t.Compare.Round(time.Millisecond), peakText(peaks),
+		mib(int64(snapshotHeap)), mib(int64(trialHeap)), r.Verdict.Message)
+	if r.Current.Bound+r.Candidate.Bound != 2*size.replay {
+		b.Errorf("bound %d and %d of %d replayed pods: the sizes do not fit the nodes; first unit: %+v", r.Current.Bound, r.Candidate.Bound, size.replay, r.Units[0])
+	}
+}
+
+func peakText(peaks map[string]sandboxPeaks) string {
+	var parts []string
+	for _, arm := range []string{"current", "candidate", "rerun"} {
+		p := peaks[arm]
+		parts = append(parts, fmt.Sprintf("%s etcd %.0f MiB, kube-apiserver %.0f MiB", arm, mib(p.etcd), mib(p.apiserver)))
+	}
+	return strings.Join(parts, "; ")
+}
+
+func mib(n int64) float64 { return float64(n) / (1 << 20) }
+
+// heapAfterGC is the live heap once the garbage is collected.
+func heapAfterGC() uint64 {
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return m.HeapAlloc
+}
+
+// writeSynthetic writes Synthetic(size) to file as the snapshot command would.
+func writeSynthetic(file string, size benchSize) error {
+	f, err := os.Create(file)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	snap := Synthetic(size.nodes, size.pods, size.replay)
+	if err := trial.WriteSnapshotFile(f, &trial.SnapshotFile{SchedulerNames: []string{schedulerName},
+		Replay: trial.ReplayBounds{Pending: size.replay}, Snapshot: snap}); err != nil {
+		return err
+	}
+	return f.Close()
+}
+
+func readSnapshot(file string) (*trial.Snapshot, error) {
+	f, err := os.Open(file)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	sf, err := trial.ReadSnapshotFile(f)
+	if err != nil {
+		return nil, err
+	}
+	return sf.Snapshot, nil
 }

@@ -1,0 +1,208 @@
+package trial
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	nodev1 "k8s.io/api/node/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
+	storagev1 "k8s.io/api/storage/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/runtime/serializer"
+	"k8s.io/apimachinery/pkg/runtime/serializer/protobuf"
+	"k8s.io/apimachinery/pkg/util/uuid"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+)
+
+// StoredObjects calls put with each object of a snapshot as kube-apiserver
+// v1.37 stores it in etcd: its key below the storage prefix ("/registry/")
+// and its value, protobuf in the "k8s\x00" envelope for built-in kinds and
+// JSON for custom resources. The replay set is not among them: replayed pods
+// are created through the API, gated. put is called from one goroutine;
+// its error stops the walk.
+type StoredObjects func(put func(key string, value []byte) error) error
+
+// StoragePrefix is the etcd prefix of a sandbox's kube-apiserver (its
+// --etcd-prefix, the default).
+const StoragePrefix = "/registry/"
+
+var (
+	storageScheme = func() *runtime.Scheme {
+		s := runtime.NewScheme()
+		if err := clientgoscheme.AddToScheme(s); err != nil {
+			panic(err)
+		}
+		if err := apiextensionsv1.AddToScheme(s); err != nil {
+			panic(err)
+		}
+		return s
+	}()
+	storageCodecs     = serializer.NewCodecFactory(storageScheme)
+	storageSerializer = protobuf.NewSerializer(storageScheme, storageScheme)
+)
+
+// storedKinds writes one kind: its objects' keys and values.
+type storedKind struct {
+	what string
+	n    int
+	at   func(i int) (key string, obj runtime.Object, err error)
+}
+
+// Stored is snap's objects (StoredObjects) with the fields the API server sets
+// on create (create fields) and those its admission sets (admitPod); created
+// is their creation time.
+func (snap *Snapshot) Stored(created time.Time) StoredObjects {
+	return func(put func(key string, value []byte) error) error {
+		created := metav1.NewTime(created.Truncate(time.Second))
+		kinds, err := snap.storedKinds(created)
+		if err != nil {
+			return err
+		}
+		for _, k := range kinds {
+			for i := range k.n {
+				key, obj, err := k.at(i)
+				if err == nil {
+					err = putObject(put, key, obj)
+				}
+				if err != nil {
+					return fmt.Errorf("writing %s into the sandbox's storage: %w", k.what, err)
+				}
+			}
+		}
+		return nil
+	}
+}
+
+// putObject encodes obj as the API server stores it: custom resources
+// (unstructured) as JSON, the rest as protobuf in their group's version.
+func putObject(put func(string, []byte) error, key string, obj runtime.Object) error {
+	if u, ok := obj.(*unstructured.Unstructured); ok {
+		data, err := json.Marshal(u.Object)
+		if err != nil {
+			return err
+		}
+		return put(key, append(data, '\n'))
+	}
+	gvks, _, err := storageScheme.ObjectKinds(obj)
+	if err != nil {
+		return err
+	}
+	data, err := runtime.Encode(storageCodecs.EncoderForVersion(storageSerializer, gvks[0].GroupVersion()), obj)
+	if err != nil {
+		return err
+	}
+	return put(key, data)
+}
+
+// created sets what the API server sets on every object it creates.
+func created(m metav1.Object, at metav1.Time) {
+	m.SetUID(uuid.NewUUID())
+	m.SetCreationTimestamp(at)
+	m.SetResourceVersion("")
+}
+
+func clusterKey(resource, name string) string { return resource + "/" + name }
+
+func namespacedKey(resource, namespace, name string) string {
+	return resource + "/" + namespace + "/" + name
+}
+
+// typed is a storedKind of a typed list: key names each object, set fills
+// in what the API server would (beyond created).
+func typed[T any, P interface {
+	*T
+	runtime.Object
+	metav1.Object
+}](what string, items []T, at metav1.Time, key func(P) string, set func(P) error) storedKind {
+	return storedKind{what: what, n: len(items), at: func(i int) (string, runtime.Object, error) {
+		o := P(new(T))
+		*o = items[i]
+		o = o.DeepCopyObject().(P)
+		created(o, at)
+		if set != nil {
+			if err := set(o); err != nil {
+				return "", nil, err
+			}
+		}
+		return key(o), o, nil
+	}}
+}
+
+// storedKinds are snap's objects, kind by kind.
+func (snap *Snapshot) storedKinds(at metav1.Time) ([]storedKind, error) {
+	admit := newPodAdmission(snap)
+	kinds := []storedKind{
+		typed("namespaces", snap.Namespaces, at, func(o *corev1.Namespace) string { return clusterKey("namespaces", o.Name) },
+			func(o *corev1.Namespace) error { createdNamespace(o); return nil }),
+		typed("priorityclasses", snap.PriorityClasses, at, func(o *schedulingv1.PriorityClass) string { return clusterKey("priorityclasses", o.Name) },
+			func(o *schedulingv1.PriorityClass) error { o.Generation = 1; return nil }),
+		typed("runtimeclasses", snap.RuntimeClasses, at, func(o *nodev1.RuntimeClass) string { return clusterKey("runtimeclasses", o.Name) }, nil),
+		typed("storageclasses", snap.StorageClasses, at, func(o *storagev1.StorageClass) string { return clusterKey("storageclasses", o.Name) }, nil),
+		typed("csinodes", snap.CSINodes, at, func(o *storagev1.CSINode) string { return clusterKey("csinodes", o.Name) }, nil),
+		typed("nodes", snap.Nodes, at, func(o *corev1.Node) string { return clusterKey("minions", o.Name) }, nil),
+		typed("persistentvolumes", snap.PVs, at, func(o *corev1.PersistentVolume) string { return clusterKey("persistentvolumes", o.Name) },
+			func(o *corev1.PersistentVolume) error { createdPV(o, at); return nil }),
+		typed("persistentvolumeclaims", snap.PVCs, at, func(o *corev1.PersistentVolumeClaim) string {
+			return namespacedKey("persistentvolumeclaims", o.Namespace, o.Name)
+		}, func(o *corev1.PersistentVolumeClaim) error { createdPVC(o); return nil }),
+		typed("services", snap.Services, at, func(o *corev1.Service) string { return namespacedKey("services/specs", o.Namespace, o.Name) },
+			func(o *corev1.Service) error { createdService(o); return nil }),
+	}
+	custom, err := snap.storedCustom(at)
+	if err != nil {
+		return nil, err
+	}
+	kinds = append(kinds, custom...)
+	return append(kinds, storedKind{what: "bound pods", n: snap.Pods.Len(), at: func(i int) (string, runtime.Object, error) {
+		p, err := snap.Pods.At(i)
+		if err != nil {
+			return "", nil, err
+		}
+		created(p, at)
+		if err := admit.pod(p); err != nil {
+			return "", nil, fmt.Errorf("pod %s/%s: %w", p.Namespace, p.Name, err)
+		}
+		createdPod(p)
+		return namespacedKey("pods", p.Namespace, p.Name), p, nil
+	}}), nil
+}
+
+// storedCustom are the CRDs, typed (protobuf, as the API server stores
+// them), and their objects, as JSON under their group and plural.
+func (snap *Snapshot) storedCustom(at metav1.Time) ([]storedKind, error) {
+	plurals := map[schema.GroupKind]string{}
+	crds := make([]apiextensionsv1.CustomResourceDefinition, len(snap.CRDs))
+	for i := range snap.CRDs {
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(snap.CRDs[i].Object, &crds[i]); err != nil {
+			return nil, fmt.Errorf("CustomResourceDefinition %s: %w", snap.CRDs[i].GetName(), err)
+		}
+		plurals[schema.GroupKind{Group: crds[i].Spec.Group, Kind: crds[i].Spec.Names.Kind}] = crds[i].Spec.Names.Plural
+	}
+	return []storedKind{
+		typed("CustomResourceDefinitions", crds, at, func(o *apiextensionsv1.CustomResourceDefinition) string {
+			return clusterKey("apiextensions.k8s.io/customresourcedefinitions", o.Name)
+		}, func(o *apiextensionsv1.CustomResourceDefinition) error { createdCRD(o); return nil }),
+		{what: "scheduler-plugins objects", n: len(snap.Custom), at: func(i int) (string, runtime.Object, error) {
+			u := snap.Custom[i].DeepCopy()
+			gvk := u.GroupVersionKind()
+			plural, ok := plurals[gvk.GroupKind()]
+			if !ok {
+				return "", nil, fmt.Errorf("%s %s/%s: the snapshot has no CustomResourceDefinition of its kind", gvk.Kind, u.GetNamespace(), u.GetName())
+			}
+			u.SetUID(uuid.NewUUID())
+			u.SetCreationTimestamp(at)
+			u.SetGeneration(1)
+			key := gvk.Group + "/" + plural + "/" + u.GetName()
+			if ns := u.GetNamespace(); ns != "" {
+				key = gvk.Group + "/" + plural + "/" + ns + "/" + u.GetName()
+			}
+			return key, u, nil
+		}},
+	}, nil
+}

@@ -1,0 +1,111 @@
+package trial
+
+import (
+	"bytes"
+	"encoding/json"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	nodev1 "k8s.io/api/node/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/utils/ptr"
+)
+
+func storedSnapshot(t *testing.T) *Snapshot {
+	s := &Snapshot{
+		Namespaces:      []corev1.Namespace{{ObjectMeta: metav1.ObjectMeta{Name: "work"}}},
+		Nodes:           []corev1.Node{{ObjectMeta: metav1.ObjectMeta{Name: "n1"}}},
+		Services:        []corev1.Service{TrimService(&corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "work", Name: "web"}})},
+		PriorityClasses: []schedulingv1.PriorityClass{{ObjectMeta: metav1.ObjectMeta{Name: "high"}, Value: 1000}, {ObjectMeta: metav1.ObjectMeta{Name: "low"}, Value: -5, GlobalDefault: true}},
+		RuntimeClasses: []nodev1.RuntimeClass{{ObjectMeta: metav1.ObjectMeta{Name: "kata"}, Handler: "kata",
+			Overhead: &nodev1.Overhead{PodFixed: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("250m")}}}},
+		CRDs: []unstructured.Unstructured{{Object: map[string]any{"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+			"metadata": map[string]any{"name": "podgroups.scheduling.x-k8s.io"},
+			"spec": map[string]any{"group": "scheduling.x-k8s.io", "scope": "Namespaced",
+				"names":    map[string]any{"kind": "PodGroup", "plural": "podgroups"},
+				"versions": []any{map[string]any{"name": "v1alpha1", "served": true, "storage": true}}}}}},
+		Custom: []unstructured.Unstructured{{Object: map[string]any{"apiVersion": "scheduling.x-k8s.io/v1alpha1", "kind": "PodGroup",
+			"metadata": map[string]any{"name": "gang", "namespace": "work"}, "spec": map[string]any{"minMember": int64(2)}}}},
+	}
+	for _, p := range []corev1.Pod{
+		{ObjectMeta: metav1.ObjectMeta{Namespace: "work", Name: "high"}, Spec: corev1.PodSpec{NodeName: "n1", PriorityClassName: "high", RuntimeClassName: ptr.To("kata"),
+			Containers: []corev1.Container{{Name: "c", Image: "app:1"}}}},
+		{ObjectMeta: metav1.ObjectMeta{Namespace: "work", Name: "default"}, Spec: corev1.PodSpec{NodeName: "n1",
+			Containers: []corev1.Container{{Name: "c", Image: "app:1", Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("1")}}}}}},
+	} {
+		if _, err := s.Pods.Add(p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return s
+}
+
+// The stored objects are under the keys kube-apiserver reads them from, in
+// its encodings, with what its create and admission set.
+func TestStored(t *testing.T) {
+	now := time.Date(2026, 1, 2, 3, 4, 5, 600, time.UTC)
+	values := map[string][]byte{}
+	if err := storedSnapshot(t).Stored(now)(func(key string, value []byte) error {
+		if _, ok := values[key]; ok {
+			t.Errorf("%s written twice", key)
+		}
+		values[key] = value
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	for _, key := range []string{"namespaces/work", "minions/n1", "services/specs/work/web", "priorityclasses/high", "runtimeclasses/kata",
+		"apiextensions.k8s.io/customresourcedefinitions/podgroups.scheduling.x-k8s.io", "pods/work/high", "pods/work/default"} {
+		if !bytes.HasPrefix(values[key], []byte("k8s\x00")) {
+			t.Errorf("%s: want a protobuf value (k8s\\x00 envelope), got %q", key, values[key])
+		}
+	}
+	decoder := storageCodecs.UniversalDeserializer()
+	pod := func(key string) *corev1.Pod {
+		obj, _, err := decoder.Decode(values[key], nil, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", key, err)
+		}
+		return obj.(*corev1.Pod)
+	}
+	high, def := pod("pods/work/high"), pod("pods/work/default")
+	if *high.Spec.Priority != 1000 || *high.Spec.PreemptionPolicy != corev1.PreemptLowerPriority || high.Spec.Overhead.Cpu().MilliValue() != 250 {
+		t.Errorf("the pod of class high, runtime class kata: priority %d, preemption %s, overhead %v; want 1000, PreemptLowerPriority, 250m",
+			*high.Spec.Priority, *high.Spec.PreemptionPolicy, high.Spec.Overhead)
+	}
+	if def.Spec.PriorityClassName != "low" || *def.Spec.Priority != -5 || def.Status.QOSClass != corev1.PodQOSBurstable || def.Status.Phase != corev1.PodPending {
+		t.Errorf("the pod without a class: class %q priority %d QoS %s phase %s; want the global default low, -5, Burstable, Pending",
+			def.Spec.PriorityClassName, *def.Spec.Priority, def.Status.QOSClass, def.Status.Phase)
+	}
+	if def.UID == "" || !def.CreationTimestamp.Equal(&metav1.Time{Time: now.Truncate(time.Second)}) || def.ResourceVersion != "" || def.Generation != 1 {
+		t.Errorf("the pod's metadata: %+v; want a uid, created at %s, no resourceVersion, generation 1", def.ObjectMeta, now)
+	}
+	var pg map[string]any
+	if err := json.Unmarshal(values["scheduling.x-k8s.io/podgroups/work/gang"], &pg); err != nil {
+		t.Fatalf("the PodGroup: want JSON: %v", err)
+	}
+	if meta := pg["metadata"].(map[string]any); meta["uid"] == nil || pg["apiVersion"] != "scheduling.x-k8s.io/v1alpha1" {
+		t.Errorf("the PodGroup: %v; want its apiVersion and a uid", pg)
+	}
+	var ns corev1.Namespace
+	obj, _, err := decoder.Decode(values["namespaces/work"], nil, &ns)
+	if err != nil || obj.(*corev1.Namespace).Status.Phase != corev1.NamespaceActive {
+		t.Errorf("the namespace: %v, %v; want it Active", obj, err)
+	}
+}
+
+// A pod of a class the snapshot lacks is refused, as admission refuses it.
+func TestStoredRefusesUnknownClass(t *testing.T) {
+	s := &Snapshot{}
+	if _, err := s.Pods.Add(corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "work", Name: "p"}, Spec: corev1.PodSpec{PriorityClassName: "gone"}}); err != nil {
+		t.Fatal(err)
+	}
+	err := s.Stored(time.Now())(func(string, []byte) error { return nil })
+	if err == nil || !bytes.Contains([]byte(err.Error()), []byte(`no PriorityClass with name gone`)) {
+		t.Errorf("got %v, want the pod refused for its missing class", err)
+	}
+}

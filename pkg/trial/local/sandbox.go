@@ -36,7 +36,10 @@ const (
 	startTimeout = 3 * time.Minute
 	stopTimeout  = 30 * time.Second
 	// startTries: a port chosen free may be taken before the process binds it.
-	startTries = 3
+	// Such a collision fails within seconds; a start that failed later (its
+	// timeout, a crash after loading) is not tried again.
+	startTries      = 3
+	retryStartsUpTo = 10 * time.Second
 )
 
 // startSandbox starts a sandbox from the etcd and kube-apiserver in binDir,
@@ -50,7 +53,7 @@ func startSandbox(ctx context.Context, binDir, dir string, objects trial.StoredO
 	}
 	s := &localSandbox{plane: &envtest.ControlPlane{}}
 	var err error
-	if s.plane.Etcd, err = startEtcd(binDir); err != nil {
+	if s.plane.Etcd, err = startEtcd(ctx, binDir); err != nil {
 		return nil, fmt.Errorf("starting the sandbox's etcd: %w", err)
 	}
 	if objects != nil {
@@ -58,7 +61,7 @@ func startSandbox(ctx context.Context, binDir, dir string, objects trial.StoredO
 			return nil, errors.Join(err, s.stop())
 		}
 	}
-	if s.plane.APIServer, err = startAPIServer(binDir, s.plane.Etcd); err != nil {
+	if s.plane.APIServer, err = startAPIServer(ctx, binDir, s.plane.Etcd); err != nil {
 		return nil, errors.Join(fmt.Errorf("starting the sandbox's kube-apiserver: %w", err), s.stop())
 	}
 	if err := s.connect(ctx, dir); err != nil {
@@ -67,32 +70,41 @@ func startSandbox(ctx context.Context, binDir, dir string, objects trial.StoredO
 	return s, nil
 }
 
-func startEtcd(binDir string) (*envtest.Etcd, error) {
-	var err error
-	for range startTries {
+func startEtcd(ctx context.Context, binDir string) (*envtest.Etcd, error) {
+	return startRetrying(ctx, func() (*envtest.Etcd, error) {
 		e := &envtest.Etcd{Path: filepath.Join(binDir, "etcd"), StartTimeout: startTimeout, StopTimeout: stopTimeout}
 		// Seeding writes thousands of objects a transaction (store).
 		e.Configure().Set("max-txn-ops", strconv.Itoa(maxTxnOps)).Set("max-request-bytes", strconv.Itoa(maxRequestBytes))
-		if err = e.Start(); err == nil {
-			return e, nil
-		}
-	}
-	return nil, err
+		return e, e.Start()
+	})
 }
 
-func startAPIServer(binDir string, etcd *envtest.Etcd) (*envtest.APIServer, error) {
-	var err error
-	for range startTries {
+func startAPIServer(ctx context.Context, binDir string, etcd *envtest.Etcd) (*envtest.APIServer, error) {
+	return startRetrying(ctx, func() (*envtest.APIServer, error) {
 		a := &envtest.APIServer{Path: filepath.Join(binDir, "kube-apiserver"), EtcdURL: etcd.URL, StartTimeout: startTimeout, StopTimeout: stopTimeout}
 		// Admission as the live cluster's already was: a copied pod is not
 		// judged again by its namespace's pod security level (its security
 		// context is trimmed), nor needs its ServiceAccount (envtest's default).
 		a.Configure().Set("disable-admission-plugins", "ServiceAccount,PodSecurity")
-		if err = a.Start(); err == nil {
-			return a, nil
+		return a, a.Start()
+	})
+}
+
+// startRetrying starts a process again only after a quick failure (a port
+// taken), and never once ctx is done.
+func startRetrying[T any](ctx context.Context, start func() (T, error)) (T, error) {
+	var p T
+	var err error
+	for range startTries {
+		began := time.Now()
+		if p, err = start(); err == nil {
+			return p, nil
+		}
+		if ctx.Err() != nil || time.Since(began) > retryStartsUpTo {
+			break
 		}
 	}
-	return nil, err
+	return p, errors.Join(err, ctx.Err())
 }
 
 // connect makes an admin user and its kubeconfig in dir, and waits for the

@@ -112,6 +112,9 @@ type Comparison struct {
 	Units  []Unit       `json:"units"`
 	Counts Counts       `json:"counts"`
 	Spread []NodeSpread `json:"spread"`
+	// Fidelity holds the current arm against the live cluster
+	// (MeasureFidelity); Compare leaves it unmeasured.
+	Fidelity Fidelity `json:"fidelity"`
 }
 
 // Compare sets the candidate's placements of the replay set against the

@@ -121,6 +121,9 @@ type Comparison struct {
 	// SpreadLeftOut is how many more nodes held replayed pods (their
 	// placements are in Pods).
 	SpreadLeftOut int `json:"spreadLeftOut,omitempty"`
+	// Fidelity holds the current arm against the live cluster
+	// (MeasureFidelity); Compare leaves it unmeasured.
+	Fidelity Fidelity `json:"fidelity"`
 }
 
 // Compare sets the candidate's placements of the replay set against the

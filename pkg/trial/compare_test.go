@@ -268,3 +268,36 @@ func TestPluginsOf(t *testing.T) {
 		}
 	}
 }
+
+// An undecided pod is never folded into "unschedulable in both": left
+// undecided by one arm while the other reports it unschedulable, or by both,
+// its unit is undecided, and the text and verdict say so.
+func TestCompareUndecidedIsNotUnschedulable(t *testing.T) {
+	slow := func(arm string) Placement {
+		return Placement{Reason: arm + ": no decision within 2m0s", Undecided: true}
+	}
+	noRoom := unschedulable("0/3 nodes are available: 3 Insufficient cpu.")
+	replay := []corev1.Pod{replayPod("current-slow", ""), replayPod("candidate-slow", ""), replayPod("both-slow", ""), replayPod("both-no-room", "")}
+	current := Outcome{"ns/current-slow": slow("current"), "ns/candidate-slow": noRoom, "ns/both-slow": slow("current"), "ns/both-no-room": noRoom}
+	candidate := Outcome{"ns/current-slow": noRoom, "ns/candidate-slow": slow("candidate"), "ns/both-slow": slow("candidate"), "ns/both-no-room": noRoom}
+	c := Compare(replay, current, candidate, current)
+	want := map[string]Change{"ns/current-slow": Undecided, "ns/candidate-slow": Undecided, "ns/both-slow": Undecided, "ns/both-no-room": StillUnschedulable}
+	for _, u := range c.Units {
+		if u.Change != want[u.Name] {
+			t.Errorf("unit %s: %s, want %s", u.Name, u.Change, want[u.Name])
+		}
+	}
+	if c.Counts != (Counts{Units: 4, StillUnschedulable: 1, Undecided: 3}) {
+		t.Errorf("counts = %+v, want 1 unschedulable in both and 3 undecided", c.Counts)
+	}
+	v := Gate{}.Check(c)
+	if !v.Inconclusive || !strings.Contains(v.Message, "1 unschedulable in both, 3 undecided") ||
+		len(v.Reasons) != 2 || v.Reasons[0] != "current: no decision within 2m0s" || v.Reasons[1] != "candidate: no decision within 2m0s" {
+		t.Errorf("verdict = %+v, want inconclusive with 3 undecided and the arms' reasons", v)
+	}
+	var rep ArmReport
+	rep.count(current, len(replay))
+	if rep.Undecided != 2 || rep.Unschedulable != 2 {
+		t.Errorf("the current arm counts %+v, want 2 undecided and 2 unschedulable", rep)
+	}
+}

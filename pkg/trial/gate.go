@@ -14,17 +14,25 @@ type Gate struct {
 	// arms that the candidate puts elsewhere, tie-break noise left out
 	// (Counts.MovedByChange).
 	MaxMovedPercent *float64 `json:"maxMovedPercent,omitempty"`
+	// MinFidelityPercent is the least share of the recently bound pods
+	// replayed that the current arm must place (Fidelity.PlacedPercent):
+	// below it the copy of the cluster is not faithful enough for the counts
+	// to mean anything, and the verdict is inconclusive. 0 sets no floor; an
+	// unmeasured fidelity (no bound pod replayed) is never below it.
+	MinFidelityPercent float64 `json:"minFidelityPercent"`
 }
 
 // Verdict is a gate's decision.
 type Verdict struct {
 	Allowed bool `json:"allowed"`
-	// Inconclusive: within the gate, but an arm left units undecided, so
-	// the counts prove nothing. Allowed is false then.
+	// Inconclusive: within the gate, but an arm left units undecided, or
+	// the current arm placed fewer of the recently bound pods than
+	// MinFidelityPercent, so the counts prove nothing. Allowed is false then.
 	Inconclusive bool   `json:"inconclusive,omitempty"`
 	Message      string `json:"message"`
 	// Reasons are the first distinct reasons of newly unschedulable units,
-	// or of the undecided ones when the verdict is inconclusive.
+	// or, when the verdict is inconclusive, the bound pods the current arm
+	// could not place (below the floor) and the undecided units' reasons.
 	Reasons []string `json:"reasons,omitempty"`
 }
 
@@ -62,19 +70,64 @@ func (g Gate) movedExceeded(n Counts) string {
 
 // Check judges a comparison: its counts by Exceeded, with the first reasons
 // of the units it leaves unschedulable. Within the gate, a comparison with
-// undecided units is inconclusive: they could hide any change, so it fails
-// closed.
+// undecided units, or whose current arm placed fewer of the recently bound
+// pods than MinFidelityPercent, is inconclusive: they could hide any change,
+// and so could a copy of the cluster that does not place what the live
+// scheduler placed. It fails closed.
 func (g Gate) Check(c Comparison) Verdict {
-	n := c.Counts
+	n, f := c.Counts, c.Fidelity
 	blocked := g.Exceeded(n)
-	v := Verdict{Allowed: len(blocked) == 0 && n.Undecided == 0, Inconclusive: len(blocked) == 0 && n.Undecided > 0}
+	unfaithful := f.below(g.MinFidelityPercent)
+	v := Verdict{Allowed: len(blocked) == 0 && n.Undecided == 0 && !unfaithful}
+	v.Inconclusive = len(blocked) == 0 && !v.Allowed
+	if v.Inconclusive && unfaithful {
+		for _, u := range f.Unplaced {
+			if len(v.Reasons) < maxReasons {
+				v.Reasons = append(v.Reasons, u.String())
+			}
+		}
+	}
 	quoted := NewlyUnschedulable
 	if v.Inconclusive {
 		quoted = Undecided
 	}
+	v.Reasons = appendReasons(v.Reasons, c.Units, quoted)
+	summary := fmt.Sprintf("%d units: %d same, %d moved (%d by the change, %d tie-break noise), %d newly unschedulable, %d newly schedulable, %d unschedulable in both, %d undecided; %s",
+		n.Units, n.Same, n.Moved, n.MovedByChange, n.TieBreakNoise, n.NewlyUnschedulable, n.NewlySchedulable, n.StillUnschedulable, n.Undecided, f.summary())
+	switch {
+	case v.Allowed:
+		v.Message = "allowed: " + summary
+	case v.Inconclusive:
+		v.Message = "inconclusive: " + strings.Join(g.inconclusiveBecause(c), "; ") + "; " + summary
+	default:
+		v.Message = "blocked: " + strings.Join(blocked, ", ") + "; " + summary
+	}
+	return v
+}
+
+// inconclusiveBecause says why a comparison within the gate proves nothing.
+func (g Gate) inconclusiveBecause(c Comparison) []string {
+	var out []string
+	if f := c.Fidelity; f.below(g.MinFidelityPercent) {
+		why := fmt.Sprintf("the current arm placed only %d of the %d recently bound pods replayed (%.1f%%, at least %g%% required): "+
+			"the copy of the cluster does not hold what the live scheduler placed them with", f.Placed, f.Bound, *f.PlacedPercent, g.MinFidelityPercent)
+		if names := f.unplacedText(); names != "" {
+			why += "; not placed: " + names
+		}
+		out = append(out, why)
+	}
+	if c.Counts.Undecided > 0 {
+		out = append(out, fmt.Sprintf("%d units undecided, which could hide any change", c.Counts.Undecided))
+	}
+	return out
+}
+
+// appendReasons adds to reasons the first distinct reasons of the units of
+// change quoted, up to maxReasons in all.
+func appendReasons(reasons []string, units []Unit, quoted Change) []string {
 	seen := map[string]bool{}
-	for _, u := range c.Units {
-		if u.Change != quoted || len(v.Reasons) == maxReasons {
+	for _, u := range units {
+		if u.Change != quoted || len(reasons) >= maxReasons {
 			continue
 		}
 		r := u.Reason
@@ -83,18 +136,8 @@ func (g Gate) Check(c Comparison) Verdict {
 		}
 		if !seen[r] {
 			seen[r] = true
-			v.Reasons = append(v.Reasons, r)
+			reasons = append(reasons, r)
 		}
 	}
-	summary := fmt.Sprintf("%d units: %d same, %d moved (%d by the change, %d tie-break noise), %d newly unschedulable, %d newly schedulable, %d unschedulable in both, %d undecided",
-		n.Units, n.Same, n.Moved, n.MovedByChange, n.TieBreakNoise, n.NewlyUnschedulable, n.NewlySchedulable, n.StillUnschedulable, n.Undecided)
-	switch {
-	case v.Allowed:
-		v.Message = "allowed: " + summary
-	case v.Inconclusive:
-		v.Message = fmt.Sprintf("inconclusive: %d units undecided, which could hide any change; %s", n.Undecided, summary)
-	default:
-		v.Message = "blocked: " + strings.Join(blocked, ", ") + "; " + summary
-	}
-	return v
+	return reasons
 }

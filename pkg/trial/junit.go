@@ -73,6 +73,9 @@ func (r *Report) WriteJUnit(w io.Writer) error {
 		decided.Error = &JUnitProblem{Type: "Undecided", Body: strings.Join(r.unitLines(Undecided), "\n"),
 			Message: fmt.Sprintf("%d units undecided, which could hide any change: the trial is inconclusive", n.Undecided)}
 	}
+	if g.MinFidelityPercent > 0 {
+		cases = append(cases, r.fidelityCase())
+	}
 	var text bytes.Buffer
 	if err := r.WriteText(&text); err != nil {
 		return err
@@ -82,6 +85,23 @@ func (r *Report) WriteJUnit(w io.Writer) error {
 		{"snapshot", fmt.Sprintf("%d nodes, %d bound pods, %d replayed", r.Snapshot.Nodes, r.Snapshot.Pods, r.Snapshot.Replay)},
 	}}
 	return writeSuite(w, s)
+}
+
+// fidelityCase, with a floor set, is in error when the current arm placed fewer of the recently
+// bound pods than the gate's floor: the trial is inconclusive.
+func (r *Report) fidelityCase() JUnitCase {
+	f, floor := r.Fidelity, r.Gate.MinFidelityPercent
+	c := JUnitCase{Name: fmt.Sprintf("the current arm places at least %g%% of the recently bound pods", floor), SystemOut: f.summary()}
+	if f.below(floor) {
+		var lines []string
+		for _, u := range f.Unplaced {
+			lines = append(lines, u.String())
+		}
+		c.SystemOut = ""
+		c.Error = &JUnitProblem{Type: "Fidelity", Body: strings.Join(lines, "\n"),
+			Message: fmt.Sprintf("%s, under %g%%: the trial is inconclusive", f.summary(), floor)}
+	}
+	return c
 }
 
 // judge makes c a failure when exceeded says how a bound is broken, quoting

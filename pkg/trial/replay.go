@@ -85,7 +85,7 @@ func SelectReplay(pods []corev1.Pod, schedulerNames []string, bounds ReplayBound
 			return BoundPods{}, nil, nil, err
 		}
 	}
-	bound, replay, sampled := sel.finish()
+	bound, replay, _, sampled := sel.finish()
 	return bound, replay, sampled, nil
 }
 
@@ -155,19 +155,23 @@ func (s *replaySelector) keepBound(p *corev1.Pod) error {
 }
 
 // finish returns the bound pods, the replay set (the recently bound, oldest
-// first, then the pending by creation, as they came) and what was sampled of
-// each namespace.
-func (s *replaySelector) finish() (BoundPods, []corev1.Pod, []NamespaceSample) {
+// first, then the pending by creation, as they came), the live nodes of the
+// recently bound and what was sampled of each namespace.
+func (s *replaySelector) finish() (BoundPods, []corev1.Pod, map[string]string, []NamespaceSample) {
 	recent, pending := s.recent.pods(), s.pending.pods()
 	sort.Slice(recent, func(i, j int) bool { return byBindingTime(&recent[i], &recent[j]) })
 	sort.Slice(pending, func(i, j int) bool { return byCreation(&pending[i], &pending[j]) })
 	replay := make([]corev1.Pod, 0, len(recent)+len(pending))
+	live := make(map[string]string, len(recent))
+	for i := range recent {
+		live[recent[i].Namespace+"/"+recent[i].Name] = recent[i].Spec.NodeName
+	}
 	for _, group := range [][]corev1.Pod{recent, pending} {
 		for i := range group {
 			replay = append(replay, replayed(&group[i]))
 		}
 	}
-	return s.bound, replay, samples(s.pending, s.recent, s.leftOut)
+	return s.bound, replay, live, samples(s.pending, s.recent, s.leftOut)
 }
 
 // holdsResources tells a pod that can count in a trial: finished and deleted

@@ -26,6 +26,7 @@ func (r *Report) WriteText(w io.Writer) error {
 	for _, a := range []ArmReport{r.Current, r.Candidate, r.Rerun} {
 		fmt.Fprintf(tw, "  %s: %d bound, %d unschedulable, %d undecided\n", a.Name, a.Bound, a.Unschedulable, a.Undecided)
 	}
+	r.Fidelity.writeText(tw)
 	fmt.Fprintf(tw, "Verdict: %s\n", r.Verdict.Message)
 	for _, reason := range r.Verdict.Reasons {
 		fmt.Fprintf(tw, "  %s\n", reason)
@@ -74,6 +75,27 @@ func (r *Report) WriteText(w io.Writer) error {
 	fmt.Fprintf(tw, "\nTimings: snapshot %s, sandbox start %s, seed %s, schedule %s, compare %s, total %s\n",
 		round(t.Snapshot), round(t.Start), round(t.Seed), round(t.Schedule), round(t.Compare), round(t.Total))
 	return tw.Flush()
+}
+
+// writeText says how faithfully the copy placed the recently bound pods,
+// and names those it could not place.
+func (f Fidelity) writeText(w io.Writer) {
+	if !f.Measured() {
+		fmt.Fprintln(w, "Fidelity: not measured (no recently bound pod replayed)")
+		return
+	}
+	sameNode := "-"
+	if f.SameNodePercent != nil {
+		sameNode = fmt.Sprintf("%.1f%%", *f.SameNodePercent)
+	}
+	fmt.Fprintf(w, "Fidelity: placed %.1f%% (%d of %d recently bound pods), same node %s (%d of %d; %d tie-break noise left out)\n",
+		*f.PlacedPercent, f.Placed, f.Bound, sameNode, f.SameNode, f.Compared, f.TieBreakNoise)
+	for _, u := range f.Unplaced {
+		fmt.Fprintf(w, "  not placed: %s\n", u)
+	}
+	if more := f.Bound - f.Placed - len(f.Unplaced); more > 0 {
+		fmt.Fprintf(w, "  not placed: %d more\n", more)
+	}
 }
 
 // writeText says what was sampled, and names the namespaces not replayed in

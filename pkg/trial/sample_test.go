@@ -220,7 +220,7 @@ func benchmarkSelectHolds(b *testing.B, labels, affinity int) {
 				b.Fatal(err)
 			}
 		}
-		_, replay, _ := sel.finish()
+		_, replay, _, _ := sel.finish()
 		pods = nil // as the pager drops each page once read
 		goruntime.GC()
 		goruntime.ReadMemStats(&after)

@@ -28,6 +28,10 @@ type Snapshot struct {
 	Nodes      []corev1.Node
 	Pods       BoundPods
 	Replay     []corev1.Pod
+	// LiveNodes are the nodes the live scheduler bound the recently bound
+	// pods of Replay to, by "namespace/name": what the current arm's
+	// placements are held against (MeasureFidelity).
+	LiveNodes map[string]string
 	// Sampled is what the replay set holds of each namespace.
 	Sampled         []NamespaceSample
 	PVs             []corev1.PersistentVolume
@@ -91,7 +95,7 @@ func take(ctx context.Context, src Source, schedulerNames []string, bounds Repla
 			return nil, fmt.Errorf("listing %s: %w", step.what, err)
 		}
 	}
-	s.Pods, s.Replay, s.Sampled = pods.finish()
+	s.Pods, s.Replay, s.LiveNodes, s.Sampled = pods.finish()
 	if src.Dynamic != nil {
 		if err := s.takeCustom(ctx, src.Dynamic, size); err != nil {
 			return nil, err

@@ -58,6 +58,7 @@ type fileHead struct {
 	SchedulerNames  []string          `json:"schedulerNames"`
 	ReplayBounds    ReplayBounds      `json:"replayBounds"`
 	Sampled         []NamespaceSample `json:"sampled,omitempty"`
+	LiveNodes       map[string]string `json:"liveNodes,omitempty"`
 	Current         Arm               `json:"current"`
 	CurrentConfig   string            `json:"currentConfig"`
 	Cluster         json.RawMessage   `json:"cluster,omitempty"`
@@ -138,7 +139,7 @@ func customList(key string, list *[]unstructured.Unstructured, size *snapshotSiz
 // WriteSnapshotFile writes f to w, gzip-compressed, one object a line.
 func WriteSnapshotFile(w io.Writer, f *SnapshotFile) error {
 	head := fileHead{TypeMeta: metav1.TypeMeta{APIVersion: SnapshotAPIVersion, Kind: SnapshotKind}, TakenAt: f.TakenAt,
-		SchedulerNames: f.SchedulerNames, ReplayBounds: f.Replay, Sampled: f.Snapshot.Sampled, Current: f.Current, CurrentConfig: string(f.Current.Config), Cluster: f.Cluster}
+		SchedulerNames: f.SchedulerNames, ReplayBounds: f.Replay, Sampled: f.Snapshot.Sampled, LiveNodes: f.Snapshot.LiveNodes, Current: f.Current, CurrentConfig: string(f.Current.Config), Cluster: f.Cluster}
 	head.Current.Binary = ""
 	data, err := json.Marshal(&head)
 	if err != nil {
@@ -228,12 +229,16 @@ func readSnapshotJSON(d *json.Decoder, objectLimit int) (*SnapshotFile, error) {
 		return nil, notSnapshot(errors.New("it has no kind or apiVersion"))
 	}
 	f.TakenAt, f.SchedulerNames, f.Replay, f.Current, f.Cluster = head.TakenAt, head.SchedulerNames, head.ReplayBounds, head.Current, head.Cluster
-	f.Snapshot.Sampled = head.Sampled
+	f.Snapshot.Sampled, f.Snapshot.LiveNodes = head.Sampled, head.LiveNodes
 	f.Current.Binary, f.Current.Config = "", []byte(head.CurrentConfig)
 	b := f.Replay
 	if b.Pending < 0 || b.Bound < 0 || b.Pending > MaxReplayPending || b.Bound > MaxReplayBound || len(f.Snapshot.Replay) > b.Pending+b.Bound {
 		return nil, fmt.Errorf("it replays %d pods with replayBounds of %d pending and %d bound; a trial replays at most %d pending and %d bound",
 			len(f.Snapshot.Replay), b.Pending, b.Bound, MaxReplayPending, MaxReplayBound)
+	}
+	if len(f.Snapshot.LiveNodes) > b.Bound {
+		return nil, fmt.Errorf("it names the live nodes of %d pods with replayBounds of %d bound: a trial replays at most that many bound pods",
+			len(f.Snapshot.LiveNodes), b.Bound)
 	}
 	return f, nil
 }
@@ -259,6 +264,8 @@ func readField(d *json.Decoder, f *fileHead, key string, list fileList) error {
 		err = d.Decode(&f.ReplayBounds)
 	case "sampled":
 		err = d.Decode(&f.Sampled)
+	case "liveNodes":
+		err = d.Decode(&f.LiveNodes)
 	case "current":
 		err = d.Decode(&f.Current)
 	case "currentConfig":

@@ -52,6 +52,10 @@ func fileSnapshot(t *testing.T) *SnapshotFile {
 	if snap.Pods.Len() != 2 || len(snap.Replay) != 2 {
 		t.Fatalf("the snapshot has %d bound and %d replayed pods, want 2 and 2", snap.Pods.Len(), len(snap.Replay))
 	}
+	// The last bound of ours is replayed with its node cleared, and its live node kept aside.
+	if b := snap.Replay[0]; len(snap.LiveNodes) != 1 || b.Name != "p-2" || b.Spec.NodeName != "" || snap.LiveNodes[b.Namespace+"/p-2"] != leaky().Spec.NodeName {
+		t.Fatalf("live nodes %v of replay %s: want the node of the bound pod replayed, %s", snap.LiveNodes, b.Name, leaky().Spec.NodeName)
+	}
 	return &SnapshotFile{TakenAt: metav1.NewTime(time.Unix(2000, 0).UTC()), SchedulerNames: []string{"ours"}, Replay: ReplayBounds{Pending: 10, Bound: 1},
 		Current: Arm{Name: "current", Binary: "/home/me/bin/kube-scheduler", Image: "registry.k8s.io/kube-scheduler:v1.37.2",
 			Args: []string{"--feature-gates=A=true"}, Config: []byte("profiles:\n- schedulerName: ours\n")},

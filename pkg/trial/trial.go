@@ -113,6 +113,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	}
 	compareStart := time.Now()
 	c := Compare(o.Snapshot.Replay, runs[0], runs[1], runs[2])
+	c.Fidelity = MeasureFidelity(c.Pods, o.Snapshot.LiveNodes)
 	r := &Report{Current: reports[0], Candidate: reports[1], Rerun: reports[2], Comparison: c, Gate: o.Gate, Verdict: o.Gate.Check(c),
 		Snapshot: SnapshotCounts{Nodes: len(o.Snapshot.Nodes), Pods: o.Snapshot.Pods.Len(), Replay: len(o.Snapshot.Replay),
 			Sample: summarize(o.Snapshot.Sampled)}}

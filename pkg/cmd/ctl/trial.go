@@ -40,8 +40,11 @@ type TrialOptions struct {
 	MaxNewly           int
 	// MaxMovedPercent is nil for no bound.
 	MaxMovedPercent *float64
-	Output          string
-	WorkDir         string
+	// MinFidelityPercent is the gate's floor of the recently bound pods the
+	// current arm must place (trial.Gate.MinFidelityPercent); 0 sets none.
+	MinFidelityPercent float64
+	Output             string
+	WorkDir            string
 	// Snapshot is a file snapshot wrote: the trial reads no cluster.
 	Snapshot string
 	// ReplayGiven says --replay was given, which a snapshot file refuses.
@@ -84,8 +87,11 @@ operator would roll out, and tries it against the one the cluster serves now:
 
 The gate: more than --max-newly-unschedulable newly unschedulable units, or
 more than --max-moved-percent of the units placed by both moved, blocks the
-change: the command exits 2 (and when units are left undecided). It exits 1
-when the trial cannot run. docs/trial.md says what a trial can and cannot
+change: the command exits 2 (and when units are left undecided, or when the
+current scheduler places fewer than --min-fidelity-percent of the recently
+bound pods replayed: the copy does not hold what the live scheduler placed
+them with, and the trial is inconclusive). It exits 1 when the trial cannot
+run. docs/trial.md says what a trial can and cannot
 predict.
 
 With --snapshot FILE, the cluster is read from a file the snapshot command
@@ -124,6 +130,9 @@ is rendered with), and no kubeconfig is needed: a trial in CI.`,
 	f.DurationVar(&o.Timeout, "timeout", trial.DefaultTimeout, "how long each scheduler may take to place the replayed pods")
 	f.IntVar(&o.MaxNewly, "max-newly-unschedulable", 0, "the gate: how many units may become unschedulable")
 	f.Float64Var(&maxMoved, "max-moved-percent", -1, "the gate: the share of units that may move, in percent (negative: no bound)")
+	f.Float64Var(&o.MinFidelityPercent, "min-fidelity-percent", secondaryschedulerv1.DefaultTrialMinFidelityPercent,
+		"the least share of the recently bound pods replayed that the current scheduler must place again, in percent, "+
+			"or the trial is inconclusive (spec.rollout.trial.minFidelityPercent; 0: no floor)")
 	f.StringVarP(&o.Output, "output", "o", "text", "text, json, junit (a testsuite: a blocked change fails, an inconclusive or failed trial is in error) or html (one self-contained page)")
 	f.StringVar(&o.Snapshot, "snapshot", "", "try the change on a file the snapshot command wrote, reading no cluster (instead of --kubeconfig)")
 	f.StringVar(&o.WorkDir, "work-dir", "", "keep each arm's configuration and scheduler log here (default: a temporary directory, removed)")
@@ -179,7 +188,7 @@ func runTrial(ctx context.Context, o *TrialOptions, stdin io.Reader, stdout, std
 	}
 	fmt.Fprintf(stderr, "trial: %d nodes, %d bound pods, %d to replay; current: ConfigMap %s on %s, candidate: ConfigMap %s on %s\n",
 		len(in.snap.Nodes), in.snap.Pods.Len(), len(in.snap.Replay), in.servedFrom, current.Binary, in.objs.ConfigMap.Name, candidate.Binary)
-	gate := trial.Gate{MaxNewlyUnschedulable: o.MaxNewly, MaxMovedPercent: o.MaxMovedPercent}
+	gate := trial.Gate{MaxNewlyUnschedulable: o.MaxNewly, MaxMovedPercent: o.MaxMovedPercent, MinFidelityPercent: o.MinFidelityPercent}
 	dir, removeDir, err := workDir(o.WorkDir)
 	if err != nil {
 		return err
@@ -223,6 +232,8 @@ func (o *TrialOptions) check() error {
 		return fmt.Errorf("--replay: %d is negative", o.Replay)
 	case o.ReplayPending < 0:
 		return fmt.Errorf("--replay-pending: %d is negative", o.ReplayPending)
+	case o.MinFidelityPercent < 0 || o.MinFidelityPercent > 100:
+		return fmt.Errorf("--min-fidelity-percent: %g is not a percent from 0 to 100", o.MinFidelityPercent)
 	case o.Snapshot != "" && o.Kubeconfig != "":
 		return errors.New("--snapshot and --kubeconfig: a trial reads the cluster from one of them; give one")
 	case o.Snapshot != "" && o.ReplayGiven:

@@ -42,6 +42,8 @@ func ForKind(kind schema.GroupVersionKind) interface{} {
 		return &operatorv1.TrialArmApplyConfiguration{}
 	case v1.SchemeGroupVersion.WithKind("TrialCounts"):
 		return &operatorv1.TrialCountsApplyConfiguration{}
+	case v1.SchemeGroupVersion.WithKind("TrialFidelity"):
+		return &operatorv1.TrialFidelityApplyConfiguration{}
 	case v1.SchemeGroupVersion.WithKind("TrialGate"):
 		return &operatorv1.TrialGateApplyConfiguration{}
 	case v1.SchemeGroupVersion.WithKind("TrialPolicy"):

@@ -29,6 +29,7 @@ func GetOpenAPIDefinitions(ref common.ReferenceCallback) map[string]common.OpenA
 		"github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1.SecondarySchedulerStatus": schema_pkg_apis_operator_v1_SecondarySchedulerStatus(ref),
 		"github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1.TrialArm":                 schema_pkg_apis_operator_v1_TrialArm(ref),
 		"github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1.TrialCounts":              schema_pkg_apis_operator_v1_TrialCounts(ref),
+		"github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1.TrialFidelity":            schema_pkg_apis_operator_v1_TrialFidelity(ref),
 		"github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1.TrialGate":                schema_pkg_apis_operator_v1_TrialGate(ref),
 		"github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1.TrialPolicy":              schema_pkg_apis_operator_v1_TrialPolicy(ref),
 		"github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1.TrialRequest":             schema_pkg_apis_operator_v1_TrialRequest(ref),
@@ -964,6 +965,73 @@ func schema_pkg_apis_operator_v1_TrialCounts(ref common.ReferenceCallback) commo
 	}
 }
 
+func schema_pkg_apis_operator_v1_TrialFidelity(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "TrialFidelity holds the current arm of a trial against the live cluster.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"boundReplayed": {
+						SchemaProps: spec.SchemaProps{
+							Description: "boundReplayed are the recently bound pods the trial replayed.",
+							Default:     0,
+							Type:        []string{"integer"},
+							Format:      "int32",
+						},
+					},
+					"placed": {
+						SchemaProps: spec.SchemaProps{
+							Description: "placed are those of them the current arm placed at all.",
+							Default:     0,
+							Type:        []string{"integer"},
+							Format:      "int32",
+						},
+					},
+					"placedPercent": {
+						SchemaProps: spec.SchemaProps{
+							Description: "placedPercent is placed of boundReplayed, in percent, rounded down: 100 only when every one was placed.",
+							Default:     0,
+							Type:        []string{"integer"},
+							Format:      "int32",
+						},
+					},
+					"sameNode": {
+						SchemaProps: spec.SchemaProps{
+							Description: "sameNode are the placed pods that the current arm put on the node the live scheduler chose, of sameNodeCompared: the placed pods but those of units the current configuration, run twice, placed differently (tie-break noise, which says nothing of the copy).",
+							Default:     0,
+							Type:        []string{"integer"},
+							Format:      "int32",
+						},
+					},
+					"sameNodeCompared": {
+						SchemaProps: spec.SchemaProps{
+							Default: 0,
+							Type:    []string{"integer"},
+							Format:  "int32",
+						},
+					},
+					"sameNodePercent": {
+						SchemaProps: spec.SchemaProps{
+							Description: "sameNodePercent is sameNode of sameNodeCompared, in percent, rounded down; absent when sameNodeCompared is 0.",
+							Type:        []string{"integer"},
+							Format:      "int32",
+						},
+					},
+					"minFidelityPercent": {
+						SchemaProps: spec.SchemaProps{
+							Description: "minFidelityPercent is the floor placedPercent was held to (spec.rollout.trial.minFidelityPercent when the trial ran).",
+							Default:     0,
+							Type:        []string{"integer"},
+							Format:      "int32",
+						},
+					},
+				},
+			},
+		},
+	}
+}
+
 func schema_pkg_apis_operator_v1_TrialGate(ref common.ReferenceCallback) common.OpenAPIDefinition {
 	return common.OpenAPIDefinition{
 		Schema: spec.Schema{
@@ -1023,6 +1091,13 @@ func schema_pkg_apis_operator_v1_TrialPolicy(ref common.ReferenceCallback) commo
 					"maxMovedPercent": {
 						SchemaProps: spec.SchemaProps{
 							Description: "maxMovedPercent is the share of the replayed units placed by both schedulers that the new one may place on another node than the running one does. Moves the running configuration also makes when run twice (tie-break noise) are not counted. Unset: no limit.",
+							Type:        []string{"integer"},
+							Format:      "int32",
+						},
+					},
+					"minFidelityPercent": {
+						SchemaProps: spec.SchemaProps{
+							Description: "minFidelityPercent is the least share, in percent, of the recently bound pods replayed (replayBound) that the running configuration must place again on the trial's copy of the cluster. Below it the copy does not hold what the live scheduler placed them with, and the trial is Inconclusive, naming the pods it could not place. A trial that replays no bound pod does not measure it. A change takes effect from the next trial. Defaults to 95.",
 							Type:        []string{"integer"},
 							Format:      "int32",
 						},
@@ -1157,6 +1232,12 @@ func schema_pkg_apis_operator_v1_TrialResult(ref common.ReferenceCallback) commo
 							Ref:         ref("github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1.TrialCounts"),
 						},
 					},
+					"fidelity": {
+						SchemaProps: spec.SchemaProps{
+							Description: "fidelity is how the running configuration, on the trial's copy of the cluster, placed the recently bound pods replayed, against the nodes the live scheduler bound them to. Absent when no bound pod was replayed.",
+							Ref:         ref("github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1.TrialFidelity"),
+						},
+					},
 					"report": {
 						SchemaProps: spec.SchemaProps{
 							Description: "report names the ConfigMap, in the scheduler's namespace, that holds the full report (report.json).",
@@ -1181,7 +1262,7 @@ func schema_pkg_apis_operator_v1_TrialResult(ref common.ReferenceCallback) commo
 			},
 		},
 		Dependencies: []string{
-			"github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1.TrialCounts", "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1.TrialGate", v1.Time{}.OpenAPIModelName()},
+			"github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1.TrialCounts", "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1.TrialFidelity", "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1.TrialGate", v1.Time{}.OpenAPIModelName()},
 	}
 }
 

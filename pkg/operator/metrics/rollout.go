@@ -34,6 +34,15 @@ var (
 		StabilityLevel: metrics.ALPHA,
 	}, []string{"verdict"})
 
+	trialFidelity = metrics.NewGaugeVec(&metrics.GaugeOpts{
+		Namespace: namespace,
+		Name:      "trial_fidelity_percent",
+		Help: "The last trial's fidelity, by measure: placed, the share of the recently bound pods replayed that the current " +
+			"configuration placed on the trial's copy of the cluster; same_node, the share of those placed outside tie-break noise " +
+			"that it put on the live scheduler's node. Absent for a measure the last trial did not measure (no bound pod replayed).",
+		StabilityLevel: metrics.ALPHA,
+	}, []string{"measure"})
+
 	rollouts = metrics.NewCounter(&metrics.CounterOpts{
 		Namespace:      namespace,
 		Name:           "rollouts_total",
@@ -56,7 +65,7 @@ const heldChangeAgeHelp = "Seconds since the change a trial gate holds (status.t
 
 // rolloutCollectors are registered by Register.
 func rolloutCollectors() []metrics.Registerable {
-	return []metrics.Registerable{trials, trialDuration, rollouts, rollbacks}
+	return []metrics.Registerable{trials, trialDuration, trialFidelity, rollouts, rollbacks}
 }
 
 // initRolloutMetrics gives trials_total its series before any trial ends.
@@ -70,6 +79,19 @@ func initRolloutMetrics() {
 func ObserveTrial(verdict secondaryschedulerv1.TrialVerdict, d time.Duration) {
 	trials.WithLabelValues(string(verdict)).Inc()
 	trialDuration.WithLabelValues(string(verdict)).Observe(d.Seconds())
+}
+
+// ObserveTrialFidelity records the fidelity of the trial that just reached a
+// verdict: each measure in percent, nil for one it did not measure (its
+// series goes, so that no older trial's figure stands for it).
+func ObserveTrialFidelity(placed, sameNode *float64) {
+	for measure, p := range map[string]*float64{"placed": placed, "same_node": sameNode} {
+		if p == nil {
+			trialFidelity.DeleteLabelValues(measure)
+			continue
+		}
+		trialFidelity.WithLabelValues(measure).Set(*p)
+	}
 }
 
 // CountRollout counts a pod template applied to the scheduler Deployment: a

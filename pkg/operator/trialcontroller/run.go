@@ -50,8 +50,11 @@ func (c *controller) execute(ctx context.Context, ss *secondaryschedulerv1.Secon
 	}
 	finished := metav1.NewTime(c.clock.Now())
 	result.FinishedAt = &finished
-	judge(&result, req.Gate, report, err)
+	judge(&result, req.Gate, minFidelity(policy), report, err)
 	metrics.ObserveTrial(result.Verdict, finished.Sub(result.StartedAt.Time))
+	if report != nil {
+		metrics.ObserveTrialFidelity(report.Fidelity.PlacedPercent, report.Fidelity.SameNodePercent)
+	}
 	if err != nil {
 		result.Message = message.Bounded(fmt.Sprintf("%s\nIt is tried again at %s, or at once when an input changes.",
 			result.Message, finished.Add(RetryFailedTrialAfter).UTC().Format("15:04:05Z")), maxMessage)
@@ -87,7 +90,9 @@ func (c *controller) runTrial(ctx context.Context, ss *secondaryschedulerv1.Seco
 	}
 	owner := metav1.OwnerReference{APIVersion: secondaryschedulerv1.SchemeGroupVersion.String(), Kind: "SecondaryScheduler",
 		Name: ss.Name, UID: ss.UID, Controller: ptr.To(true)}
-	return c.run(ctx, Run{Current: current, Candidate: candidate, Gate: gateOf(req.Gate), Policy: policy, Owner: owner})
+	gate := gateOf(req.Gate)
+	gate.MinFidelityPercent = float64(minFidelity(policy))
+	return c.run(ctx, Run{Current: current, Candidate: candidate, Gate: gate, Policy: policy, Owner: owner})
 }
 
 // armOf is arm as a trial runs it, with the configuration its ConfigMap
@@ -128,6 +133,46 @@ func gateOf(g secondaryschedulerv1.TrialGate) trial.Gate {
 	return out
 }
 
+// minFidelity is policy's minFidelityPercent, with its default. It is not
+// part of the request's gate: a change of it applies from the next trial.
+func minFidelity(policy secondaryschedulerv1.TrialPolicy) int32 {
+	return ptr.Deref(policy.MinFidelityPercent, secondaryschedulerv1.DefaultTrialMinFidelityPercent)
+}
+
+// statusFidelity and trialFidelity convert between the fidelity of status
+// (nil: not measured) and the one package trial judges, with the floor it
+// was held to.
+func statusFidelity(f trial.Fidelity, floor int32) *secondaryschedulerv1.TrialFidelity {
+	if !f.Measured() {
+		return nil
+	}
+	out := &secondaryschedulerv1.TrialFidelity{BoundReplayed: int32(f.Bound), Placed: int32(f.Placed), PlacedPercent: percentDown(f.Placed, f.Bound),
+		SameNode: int32(f.SameNode), SameNodeCompared: int32(f.Compared), MinFidelityPercent: floor}
+	if f.Compared > 0 {
+		out.SameNodePercent = ptr.To(percentDown(f.SameNode, f.Compared))
+	}
+	return out
+}
+
+// percentDown is n of total in whole percent, rounded down: 100 only when n is total.
+func percentDown(n, total int) int32 { return int32(100 * n / total) }
+
+// trialFidelity is the fidelity a verdict's counts were judged with, and its
+// floor; the pods not placed are named in the verdict's message, not here.
+func trialFidelity(f *secondaryschedulerv1.TrialFidelity) (trial.Fidelity, float64) {
+	if f == nil {
+		return trial.Fidelity{}, 0
+	}
+	out := trial.Fidelity{Bound: int(f.BoundReplayed), Placed: int(f.Placed), SameNode: int(f.SameNode), Compared: int(f.SameNodeCompared)}
+	if out.Bound > 0 {
+		out.PlacedPercent = ptr.To(100 * float64(out.Placed) / float64(out.Bound))
+	}
+	if out.Compared > 0 {
+		out.SameNodePercent = ptr.To(100 * float64(out.SameNode) / float64(out.Compared))
+	}
+	return out, float64(f.MinFidelityPercent)
+}
+
 // statusCounts and trialCounts convert between the counts of status and
 // those package trial judges.
 func statusCounts(n trial.Counts) *secondaryschedulerv1.TrialCounts {
@@ -145,8 +190,8 @@ func trialCounts(n secondaryschedulerv1.TrialCounts) trial.Counts {
 		Undecided: int(n.Undecided)}
 }
 
-// judge fills in the verdict, its message and counts.
-func judge(result *secondaryschedulerv1.TrialResult, gate secondaryschedulerv1.TrialGate, report *trial.Report, err error) {
+// judge fills in the verdict, its message, counts and fidelity (held to floor).
+func judge(result *secondaryschedulerv1.TrialResult, gate secondaryschedulerv1.TrialGate, floor int32, report *trial.Report, err error) {
 	if err != nil {
 		result.Verdict = secondaryschedulerv1.TrialFailed
 		result.Message = message.Bounded(err.Error(), maxMessage)
@@ -157,6 +202,7 @@ func judge(result *secondaryschedulerv1.TrialResult, gate secondaryschedulerv1.T
 		msg += "\n" + reason
 	}
 	result.Counts = statusCounts(report.Counts)
+	result.Fidelity = statusFidelity(report.Fidelity, floor)
 	result.Gate = gate.DeepCopy()
 	result.Verdict, result.Message = verdictOf(report.Verdict), message.Bounded(msg, maxMessage)
 }
@@ -172,11 +218,15 @@ func verdictOf(v trial.Verdict) secondaryschedulerv1.TrialVerdict {
 	return secondaryschedulerv1.TrialBlocked
 }
 
-// rejudge judges the counts of last again by gate: its first line, the
-// verdict, is replaced; the reasons after it stay.
+// rejudge judges the counts of last again by gate, with its fidelity held to
+// the floor it was held to: its first line, the verdict, is replaced; the
+// reasons after it stay.
 func rejudge(last *secondaryschedulerv1.TrialResult, gate secondaryschedulerv1.TrialGate) secondaryschedulerv1.TrialResult {
 	out := *last.DeepCopy()
-	v := gateOf(gate).Check(trial.Comparison{Counts: trialCounts(*last.Counts)})
+	g := gateOf(gate)
+	fidelity, floor := trialFidelity(last.Fidelity)
+	g.MinFidelityPercent = floor
+	v := g.Check(trial.Comparison{Counts: trialCounts(*last.Counts), Fidelity: fidelity})
 	msg := v.Message
 	if _, reasons, ok := strings.Cut(last.Message, "\n"); ok {
 		msg += "\n" + reasons
@@ -208,8 +258,20 @@ func (c *controller) writeStatus(ctx context.Context, result secondaryschedulerv
 			WithNewlyUnschedulable(n.NewlyUnschedulable).WithNewlySchedulable(n.NewlySchedulable).WithStillUnschedulable(n.StillUnschedulable).
 			WithUndecided(n.Undecided))
 	}
+	if f := result.Fidelity; f != nil {
+		t.WithFidelity(fidelityApply(*f))
+	}
 	_, err := c.operatorClient.ApplyStatus(ctx, FieldManager, secondaryschedulerapply.SecondarySchedulerStatus().WithLastTrial(t))
 	return err
+}
+
+func fidelityApply(f secondaryschedulerv1.TrialFidelity) *secondaryschedulerapply.TrialFidelityApplyConfiguration {
+	out := secondaryschedulerapply.TrialFidelity().WithBoundReplayed(f.BoundReplayed).WithPlaced(f.Placed).WithPlacedPercent(f.PlacedPercent).
+		WithSameNode(f.SameNode).WithSameNodeCompared(f.SameNodeCompared).WithMinFidelityPercent(f.MinFidelityPercent)
+	if f.SameNodePercent != nil {
+		out.WithSameNodePercent(*f.SameNodePercent)
+	}
+	return out
 }
 
 // The keys of the report ConfigMap.

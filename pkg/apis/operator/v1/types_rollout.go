@@ -44,6 +44,9 @@ const DefaultTrialTimeoutSeconds = 300
 // DefaultTrialVerdictTTLSeconds is verdictTTLSeconds' default.
 const DefaultTrialVerdictTTLSeconds = 86400
 
+// DefaultTrialMinFidelityPercent is minFidelityPercent's default.
+const DefaultTrialMinFidelityPercent = 95
+
 // TrialPolicy configures a trial and its gate.
 type TrialPolicy struct {
 	// replayBound is how many of the pods the scheduler bound most recently are
@@ -82,6 +85,19 @@ type TrialPolicy struct {
 	// +kubebuilder:validation:Minimum=0
 	// +kubebuilder:validation:Maximum=100
 	MaxMovedPercent *int32 `json:"maxMovedPercent,omitempty"`
+
+	// minFidelityPercent is the least share, in percent, of the recently
+	// bound pods replayed (replayBound) that the running configuration must
+	// place again on the trial's copy of the cluster. Below it the copy does
+	// not hold what the live scheduler placed them with, and the trial is
+	// Inconclusive, naming the pods it could not place. A trial that replays
+	// no bound pod does not measure it. A change takes effect from the next
+	// trial. Defaults to 95.
+	// +optional
+	// +kubebuilder:default=95
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=100
+	MinFidelityPercent *int32 `json:"minFidelityPercent,omitempty"`
 
 	// timeoutSeconds bounds a trial, from its start to the verdict; a trial
 	// that runs out of time fails and nothing rolls out. Defaults to 300.
@@ -133,8 +149,9 @@ const (
 	TrialBlocked TrialVerdict = "Blocked"
 	// TrialFailed: the trial could not run; nothing rolls out.
 	TrialFailed TrialVerdict = "Failed"
-	// TrialInconclusive: an arm left units undecided, so the counts prove
-	// nothing; nothing rolls out.
+	// TrialInconclusive: an arm left units undecided, or the running
+	// configuration placed fewer of the recently bound pods than
+	// minFidelityPercent, so the counts prove nothing; nothing rolls out.
 	TrialInconclusive TrialVerdict = "Inconclusive"
 )
 
@@ -235,6 +252,12 @@ type TrialResult struct {
 	// +optional
 	Counts *TrialCounts `json:"counts,omitempty"`
 
+	// fidelity is how the running configuration, on the trial's copy of the
+	// cluster, placed the recently bound pods replayed, against the nodes the
+	// live scheduler bound them to. Absent when no bound pod was replayed.
+	// +optional
+	Fidelity *TrialFidelity `json:"fidelity,omitempty"`
+
 	// report names the ConfigMap, in the scheduler's namespace, that holds the
 	// full report (report.json).
 	// +optional
@@ -276,6 +299,41 @@ type TrialCounts struct {
 	// unschedulable within the timeout; any makes the trial Inconclusive.
 	// +optional
 	Undecided int32 `json:"undecided"`
+}
+
+// TrialFidelity holds the current arm of a trial against the live cluster.
+type TrialFidelity struct {
+	// boundReplayed are the recently bound pods the trial replayed.
+	// +optional
+	BoundReplayed int32 `json:"boundReplayed"`
+
+	// placed are those of them the current arm placed at all.
+	// +optional
+	Placed int32 `json:"placed"`
+
+	// placedPercent is placed of boundReplayed, in percent, rounded down:
+	// 100 only when every one was placed.
+	// +optional
+	PlacedPercent int32 `json:"placedPercent"`
+
+	// sameNode are the placed pods that the current arm put on the node the
+	// live scheduler chose, of sameNodeCompared: the placed pods but those of
+	// units the current configuration, run twice, placed differently
+	// (tie-break noise, which says nothing of the copy).
+	// +optional
+	SameNode int32 `json:"sameNode"`
+	// +optional
+	SameNodeCompared int32 `json:"sameNodeCompared"`
+
+	// sameNodePercent is sameNode of sameNodeCompared, in percent, rounded
+	// down; absent when sameNodeCompared is 0.
+	// +optional
+	SameNodePercent *int32 `json:"sameNodePercent,omitempty"`
+
+	// minFidelityPercent is the floor placedPercent was held to
+	// (spec.rollout.trial.minFidelityPercent when the trial ran).
+	// +optional
+	MinFidelityPercent int32 `json:"minFidelityPercent"`
 }
 
 // Rollout identifies one pod template of the scheduler Deployment.

@@ -386,6 +386,36 @@ var schemaYAML = typed.YAMLObject(`types:
       type:
         scalar: numeric
       default: 0
+- name: com.github.openshift.secondary-scheduler-operator.pkg.apis.operator.v1.TrialFidelity
+  map:
+    fields:
+    - name: boundReplayed
+      type:
+        scalar: numeric
+      default: 0
+    - name: minFidelityPercent
+      type:
+        scalar: numeric
+      default: 0
+    - name: placed
+      type:
+        scalar: numeric
+      default: 0
+    - name: placedPercent
+      type:
+        scalar: numeric
+      default: 0
+    - name: sameNode
+      type:
+        scalar: numeric
+      default: 0
+    - name: sameNodeCompared
+      type:
+        scalar: numeric
+      default: 0
+    - name: sameNodePercent
+      type:
+        scalar: numeric
 - name: com.github.openshift.secondary-scheduler-operator.pkg.apis.operator.v1.TrialGate
   map:
     fields:
@@ -403,6 +433,9 @@ var schemaYAML = typed.YAMLObject(`types:
       type:
         scalar: numeric
     - name: maxNewlyUnschedulable
+      type:
+        scalar: numeric
+    - name: minFidelityPercent
       type:
         scalar: numeric
     - name: replayBound
@@ -449,6 +482,9 @@ var schemaYAML = typed.YAMLObject(`types:
     - name: counts
       type:
         namedType: com.github.openshift.secondary-scheduler-operator.pkg.apis.operator.v1.TrialCounts
+    - name: fidelity
+      type:
+        namedType: com.github.openshift.secondary-scheduler-operator.pkg.apis.operator.v1.TrialFidelity
     - name: finishedAt
       type:
         namedType: io.k8s.apimachinery.pkg.apis.meta.v1.Time

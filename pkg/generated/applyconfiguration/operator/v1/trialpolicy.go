@@ -26,6 +26,14 @@ type TrialPolicyApplyConfiguration struct {
 	// one does. Moves the running configuration also makes when run twice
 	// (tie-break noise) are not counted. Unset: no limit.
 	MaxMovedPercent *int32 `json:"maxMovedPercent,omitempty"`
+	// minFidelityPercent is the least share, in percent, of the recently
+	// bound pods replayed (replayBound) that the running configuration must
+	// place again on the trial's copy of the cluster. Below it the copy does
+	// not hold what the live scheduler placed them with, and the trial is
+	// Inconclusive, naming the pods it could not place. A trial that replays
+	// no bound pod does not measure it. A change takes effect from the next
+	// trial. Defaults to 95.
+	MinFidelityPercent *int32 `json:"minFidelityPercent,omitempty"`
 	// timeoutSeconds bounds a trial, from its start to the verdict; a trial
 	// that runs out of time fails and nothing rolls out. Defaults to 300.
 	TimeoutSeconds *int32 `json:"timeoutSeconds,omitempty"`
@@ -74,6 +82,14 @@ func (b *TrialPolicyApplyConfiguration) WithMaxNewlyUnschedulable(value int32) *
 // If called multiple times, the MaxMovedPercent field is set to the value of the last call.
 func (b *TrialPolicyApplyConfiguration) WithMaxMovedPercent(value int32) *TrialPolicyApplyConfiguration {
 	b.MaxMovedPercent = &value
+	return b
+}
+
+// WithMinFidelityPercent sets the MinFidelityPercent field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the MinFidelityPercent field is set to the value of the last call.
+func (b *TrialPolicyApplyConfiguration) WithMinFidelityPercent(value int32) *TrialPolicyApplyConfiguration {
+	b.MinFidelityPercent = &value
 	return b
 }
 

@@ -27,6 +27,10 @@ type TrialResultApplyConfiguration struct {
 	Message *string `json:"message,omitempty"`
 	// counts are the replayed units (a gang counts once) by what changed.
 	Counts *TrialCountsApplyConfiguration `json:"counts,omitempty"`
+	// fidelity is how the running configuration, on the trial's copy of the
+	// cluster, placed the recently bound pods replayed, against the nodes the
+	// live scheduler bound them to. Absent when no bound pod was replayed.
+	Fidelity *TrialFidelityApplyConfiguration `json:"fidelity,omitempty"`
 	// report names the ConfigMap, in the scheduler's namespace, that holds the
 	// full report (report.json).
 	Report *string `json:"report,omitempty"`
@@ -95,6 +99,14 @@ func (b *TrialResultApplyConfiguration) WithMessage(value string) *TrialResultAp
 // If called multiple times, the Counts field is set to the value of the last call.
 func (b *TrialResultApplyConfiguration) WithCounts(value *TrialCountsApplyConfiguration) *TrialResultApplyConfiguration {
 	b.Counts = value
+	return b
+}
+
+// WithFidelity sets the Fidelity field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the Fidelity field is set to the value of the last call.
+func (b *TrialResultApplyConfiguration) WithFidelity(value *TrialFidelityApplyConfiguration) *TrialResultApplyConfiguration {
+	b.Fidelity = value
 	return b
 }
 

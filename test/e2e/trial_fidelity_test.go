@@ -1,0 +1,159 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+
+	"github.com/openshift/secondary-scheduler-operator/pkg/trial"
+	"github.com/openshift/secondary-scheduler-operator/pkg/trial/local"
+	"github.com/openshift/secondary-scheduler-operator/test/framework"
+)
+
+// fidelityPods is how many pods with a volume the live cluster holds bound.
+const fidelityPods = 3
+
+// TestTrialFidelity measures a trial's copy against the live cluster, with
+// the real kube-scheduler in local sandboxes: fidelityPods pods of ours are
+// bound to one node, each with a claim bound (by the live PV controller) to
+// a volume only that node reaches.
+//
+//   - The snapshot as taken: the current arm places every recently bound pod
+//     (placedPercent 100); the nodes it chose for ours are logged.
+//   - The same snapshot without its PersistentVolumeClaims (the test's
+//     switch: the kind removed from the snapshot, as a kind a trial did not
+//     copy would be): the current arm cannot place them, and a change that
+//     changes nothing is Inconclusive, naming each of them with the
+//     scheduler's reason, under the default floor of 95%.
+func TestTrialFidelity(t *testing.T) {
+	c := needCluster(t)
+	ctx := context.Background()
+	ns := c.createNamespace(t, "e2e-fidelity")
+	nodes, err := c.admin.Kube.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+	if err != nil || len(nodes.Items) < 2 {
+		t.Fatalf("the stack's nodes: %v", err)
+	}
+	node := nodes.Items[0].Name
+	var ours []string
+	for i := range fidelityPods {
+		ours = append(ours, c.createPodWithLocalVolume(t, ns, fmt.Sprintf("with-volume-%d", i), node))
+	}
+	snap, err := trial.Take(ctx, trial.Source{Kube: c.admin.Kube, Dynamic: c.admin.Dynamic}, []string{"secondary-scheduler"},
+		trial.ReplayBounds{Bound: 100})
+	if err != nil {
+		t.Fatalf("the snapshot: %v", err)
+	}
+	for _, p := range ours {
+		if snap.LiveNodes[p] != node {
+			t.Fatalf("the snapshot's live nodes %v: want %s on %s", snap.LiveNodes, p, node)
+		}
+	}
+
+	t.Run("the copy places every recently bound pod", func(t *testing.T) {
+		r := runSameConfiguration(t, snap)
+		f := r.Fidelity
+		if f.PlacedPercent == nil || *f.PlacedPercent != 100 || r.Verdict.Inconclusive || !r.Verdict.Allowed {
+			t.Fatalf("fidelity %+v, verdict %+v: want every one of the %d bound pods placed and the trial allowed", f, r.Verdict, len(snap.LiveNodes))
+		}
+		// Where they land is reported, not judged (sameNodePercent is
+		// informative): on this stack the copy has put them on another node
+		// than the one their volume reaches, a gap of the copy still open.
+		for _, p := range r.Pods {
+			if strings.HasPrefix(p.Pod, ns+"/") && p.Current.Node != node {
+				t.Logf("pod %s placed on %q; live it is on %s, the only node its volume reaches", p.Pod, p.Current.Node, node)
+			}
+		}
+		t.Logf("fidelity: %s", r.Verdict.Message)
+	})
+
+	t.Run("without its claims the copy places none of them: inconclusive", func(t *testing.T) {
+		noClaims := *snap
+		noClaims.PVCs = nil // the switch
+		r := runSameConfiguration(t, &noClaims)
+		f := r.Fidelity
+		if !r.Verdict.Inconclusive || r.Verdict.Allowed || f.Placed > f.Bound-fidelityPods {
+			t.Fatalf("fidelity %+v, verdict %+v: want inconclusive, %d bound pods not placed", f, r.Verdict, fidelityPods)
+		}
+		for _, p := range ours {
+			if !strings.Contains(r.Verdict.Message, p+" (live on "+node+"): ") {
+				t.Errorf("the verdict does not name %s: %s", p, r.Verdict.Message)
+			}
+		}
+		if !strings.Contains(r.Verdict.Message, `persistentvolumeclaim "`) || !strings.Contains(r.Verdict.Message, "at least 95% required") {
+			t.Errorf("the verdict does not give the scheduler's reason and the floor: %s", r.Verdict.Message)
+		}
+		t.Logf("without claims: %s", r.Verdict.Message)
+	})
+}
+
+// runSameConfiguration runs a trial of snap whose candidate is the current
+// configuration (the default plugins), with the default fidelity floor.
+func runSameConfiguration(t *testing.T, snap *trial.Snapshot) *trial.Report {
+	t.Helper()
+	bin := framework.Binary(t, "kube-scheduler")
+	arm := trial.Arm{Name: "current", Binary: bin, Config: defaultProfile("")}
+	candidate := arm
+	candidate.Name = "candidate"
+	start := time.Now()
+	r, err := trial.Run(context.Background(), trial.Options{Snapshot: snap, Runtime: local.New(filepath.Dir(bin), t.TempDir()),
+		Current: arm, Candidate: candidate, Timeout: time.Minute, Gate: trial.Gate{MinFidelityPercent: 95}})
+	if err != nil {
+		t.Fatalf("the trial: %v", err)
+	}
+	t.Logf("trial after %s: %s", time.Since(start).Round(100*time.Millisecond), r.Verdict.Message)
+	return r
+}
+
+// createPodWithLocalVolume creates a pod of ours bound to node (as if our
+// scheduler had bound it) with a claim that the live PV controller binds to a
+// local volume reachable from node alone, and returns "namespace/name".
+func (c *cluster) createPodWithLocalVolume(t *testing.T, ns, name, node string) string {
+	t.Helper()
+	ctx := context.Background()
+	core := c.admin.Kube.CoreV1()
+	class, pvName := "e2e-fidelity-manual", ns+"-"+name
+	size := corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("1Gi")}
+	pv := &corev1.PersistentVolume{ObjectMeta: metav1.ObjectMeta{Name: pvName}, Spec: corev1.PersistentVolumeSpec{
+		Capacity: size, AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce}, StorageClassName: class,
+		PersistentVolumeReclaimPolicy: corev1.PersistentVolumeReclaimRetain,
+		PersistentVolumeSource:        corev1.PersistentVolumeSource{Local: &corev1.LocalVolumeSource{Path: "/mnt/" + name}},
+		NodeAffinity: &corev1.VolumeNodeAffinity{Required: &corev1.NodeSelector{NodeSelectorTerms: []corev1.NodeSelectorTerm{{
+			MatchFields: []corev1.NodeSelectorRequirement{{Key: "metadata.name", Operator: corev1.NodeSelectorOpIn, Values: []string{node}}}}}}},
+	}}
+	if _, err := core.PersistentVolumes().Create(ctx, pv, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = core.PersistentVolumes().Delete(context.Background(), pvName, metav1.DeleteOptions{}) })
+	pvc := &corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns}, Spec: corev1.PersistentVolumeClaimSpec{
+		AccessModes: pv.Spec.AccessModes, StorageClassName: &class, VolumeName: pvName, Resources: corev1.VolumeResourceRequirements{Requests: size}}}
+	if _, err := core.PersistentVolumeClaims(ns).Create(ctx, pvc, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+		got, err := core.PersistentVolumeClaims(ns).Get(ctx, name, metav1.GetOptions{})
+		return err == nil && got.Status.Phase == corev1.ClaimBound, err
+	})
+	if err != nil {
+		t.Fatalf("claim %s/%s not bound to %s by the PV controller: %v", ns, name, pvName, err)
+	}
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns}, Spec: corev1.PodSpec{
+		SchedulerName: "secondary-scheduler", NodeName: node,
+		Containers: []corev1.Container{{Name: "app", Image: "registry.k8s.io/pause:3.10", Resources: corev1.ResourceRequirements{
+			Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("100m"), corev1.ResourceMemory: resource.MustParse("64Mi")}},
+			VolumeMounts: []corev1.VolumeMount{{Name: "data", MountPath: "/data"}}}},
+		Volumes: []corev1.Volume{{Name: "data", VolumeSource: corev1.VolumeSource{
+			PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: name}}}},
+	}}
+	if _, err := core.Pods(ns).Create(ctx, pod, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	return ns + "/" + name
+}

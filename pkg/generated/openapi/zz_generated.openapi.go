@@ -885,6 +885,13 @@ func schema_pkg_apis_operator_v1_TrialArm(ref common.ReferenceCallback) common.O
 							},
 						},
 					},
+					"environmentHash": {
+						SchemaProps: spec.SchemaProps{
+							Description: "environmentHash is the SHA-256 of the scheduler container's env, envFrom and volumeMounts, with the pod volumes they mount: a change of any of them changes the scheduler process, so it is tried like a change of its image or arguments.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
 				},
 				Required: []string{"configHash", "image"},
 			},

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/utils/ptr"
 
 	secondaryschedulerv1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1"
@@ -41,9 +42,9 @@ func SchedulerImage(d *appsv1.Deployment) string {
 	return TrialArm(d, "").Image
 }
 
-// TrialArm is the scheduler d runs with the configuration of configHash, as
-// a trial runs it: its image, command and arguments without the flags a
-// trial sets itself.
+// TrialArm is the scheduler d runs with the configuration of configHash:
+// its image, command and arguments without the flags a trial sets itself,
+// as a trial runs it, and the hash of its environment and mounts.
 func TrialArm(d *appsv1.Deployment, configHash string) secondaryschedulerv1.TrialArm {
 	arm := secondaryschedulerv1.TrialArm{ConfigHash: configHash}
 	if d == nil {
@@ -52,9 +53,38 @@ func TrialArm(d *appsv1.Deployment, configHash string) secondaryschedulerv1.Tria
 	for _, c := range d.Spec.Template.Spec.Containers {
 		if c.Name == names.OperandName {
 			arm.Image, arm.Command, arm.Args = c.Image, slices.Clone(c.Command), render.TrialArgs(c.Args)
+			arm.EnvironmentHash = environmentHash(c, d.Spec.Template.Spec.Volumes)
 		}
 	}
 	return arm
+}
+
+// environmentHash is the hex SHA-256 of the canonical JSON of c's env,
+// envFrom and volumeMounts and of the volumes they mount, in mount order:
+// what the scheduler process reads besides its image, arguments and
+// configuration. A value the env takes from a Secret or ConfigMap counts by
+// its reference, as the pod names it.
+func environmentHash(c corev1.Container, volumes []corev1.Volume) string {
+	byName := map[string]corev1.Volume{}
+	for _, v := range volumes {
+		byName[v.Name] = v
+	}
+	mounted := []corev1.Volume{}
+	seen := map[string]bool{}
+	for _, m := range c.VolumeMounts {
+		if v, ok := byName[m.Name]; ok && !seen[m.Name] {
+			seen[m.Name] = true
+			mounted = append(mounted, v)
+		}
+	}
+	data, _ := json.Marshal(struct { // API types with sorted maps: cannot fail, always the same bytes
+		Env          []corev1.EnvVar        `json:"env"`
+		EnvFrom      []corev1.EnvFromSource `json:"envFrom"`
+		VolumeMounts []corev1.VolumeMount   `json:"volumeMounts"`
+		Volumes      []corev1.Volume        `json:"volumes"`
+	}{c.Env, c.EnvFrom, c.VolumeMounts, mounted})
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:])
 }
 
 // TrialGate is the gate of policy, with its defaults: no newly unschedulable
@@ -89,7 +119,7 @@ func NewTrialRequest(current, candidate secondaryschedulerv1.TrialArm, policy *s
 }
 
 // gate holds a rollout that changes the scheduler a running Deployment runs
-// (its configuration, image, command or arguments) until a trial of exactly
+// (its configuration, image, command, arguments, env or mounts) until a trial of exactly
 // that change, judged by the gate as it is now, allowed it. The first
 // rollout has nothing to compare with, and a rollback or a held failure is
 // never tried: they go back to what ran.
@@ -135,8 +165,11 @@ func gate(in Inputs, d Decision) Decision {
 	return d
 }
 
+// sameScheduler says whether a and b run the same scheduler process: every
+// field of the trial key.
 func sameScheduler(a, b secondaryschedulerv1.TrialArm) bool {
-	return a.ConfigHash == b.ConfigHash && a.Image == b.Image && slices.Equal(a.Command, b.Command) && slices.Equal(a.Args, b.Args)
+	return a.ConfigHash == b.ConfigHash && a.Image == b.Image && slices.Equal(a.Command, b.Command) && slices.Equal(a.Args, b.Args) &&
+		a.EnvironmentHash == b.EnvironmentHash
 }
 
 // SameGate says whether a and b judge counts alike.
@@ -151,7 +184,11 @@ func ApplyTrialRequest(status *secondaryschedulerapply.SecondarySchedulerStatusA
 		return
 	}
 	arm := func(a secondaryschedulerv1.TrialArm) *secondaryschedulerapply.TrialArmApplyConfiguration {
-		return secondaryschedulerapply.TrialArm().WithConfigHash(a.ConfigHash).WithImage(a.Image).WithCommand(a.Command...).WithArgs(a.Args...)
+		out := secondaryschedulerapply.TrialArm().WithConfigHash(a.ConfigHash).WithImage(a.Image).WithCommand(a.Command...).WithArgs(a.Args...)
+		if a.EnvironmentHash != "" {
+			out.WithEnvironmentHash(a.EnvironmentHash)
+		}
+		return out
 	}
 	status.WithTrialRequest(secondaryschedulerapply.TrialRequest().WithKey(r.Key).WithCurrent(arm(r.Current)).
 		WithCandidate(arm(r.Candidate)).WithGate(TrialGateApply(r.Gate)))

@@ -187,6 +187,14 @@ type TrialArm struct {
 	// +kubebuilder:validation:MaxItems=64
 	// +kubebuilder:validation:items:MaxLength=4096
 	Args []string `json:"args,omitempty"`
+
+	// environmentHash is the SHA-256 of the scheduler container's env,
+	// envFrom and volumeMounts, with the pod volumes they mount: a change of
+	// any of them changes the scheduler process, so it is tried like a change
+	// of its image or arguments.
+	// +optional
+	// +kubebuilder:validation:MaxLength=64
+	EnvironmentHash string `json:"environmentHash,omitempty"`
 }
 
 // TrialGate is what a trial may change before it holds a rollout back.

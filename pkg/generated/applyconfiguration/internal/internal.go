@@ -347,6 +347,9 @@ var schemaYAML = typed.YAMLObject(`types:
       type:
         scalar: string
       default: ""
+    - name: environmentHash
+      type:
+        scalar: string
     - name: image
       type:
         scalar: string

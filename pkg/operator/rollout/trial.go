@@ -30,6 +30,8 @@ type Trial struct {
 	Policy *secondaryschedulerv1.TrialPolicy
 	// Last is status.lastTrial, the trial controller's answer.
 	Last *secondaryschedulerv1.TrialResult
+	// Requested is status.trialRequest, the change held when the sync began.
+	Requested *secondaryschedulerv1.TrialRequest
 }
 
 // TrialRequired says whether ss rolls changes out only after a trial.
@@ -122,13 +124,31 @@ func NewTrialRequest(current, candidate secondaryschedulerv1.TrialArm, policy *s
 // (its configuration, image, command, arguments, env or mounts) until a trial of exactly
 // that change, judged by the gate as it is now, allowed it. The first
 // rollout has nothing to compare with, and a rollback or a held failure is
-// never tried: they go back to what ran.
+// never tried: they go back to what ran. A Deployment that is gone is
+// compared as the one that last ran, which is created while the change is
+// held (lastRan).
 func gate(in Inputs, d Decision) Decision {
-	if !in.Trial.Required || d.Action != RollOut || in.Live == nil {
+	if !in.Trial.Required || d.Action != RollOut {
 		return d
 	}
-	current := TrialArm(in.Live, in.Live.Spec.Template.Annotations[names.ConfigHashAnnotation])
-	candidate := TrialArm(in.Desired.Deployment, in.Desired.ConfigHash)
+	live := in.Live
+	if live == nil {
+		var why string
+		if live, why = lastRan(in); why != "" {
+			d.Action, d.Deployment, d.ConfigHash, d.TrialRequest = Gate, nil, "", in.Trial.Requested.DeepCopy()
+			d.Message = why + "Nothing is created, so no untried change runs: put the spec back to what last ran, " +
+				"or set spec.rollout.strategy to Direct to roll the change out without a trial."
+			return d
+		}
+		if live == nil {
+			return d
+		}
+	}
+	if kept := keptPin(live, d.Deployment, in.Desired.TemplateHash, in.Trial.Last); kept != nil {
+		d.Deployment = kept
+	}
+	current := TrialArm(live, live.Spec.Template.Annotations[names.ConfigHashAnnotation])
+	candidate := TrialArm(d.Deployment, in.Desired.ConfigHash)
 	req := NewTrialRequest(current, candidate, in.Trial.Policy)
 	if sameScheduler(current, candidate) {
 		return d
@@ -156,12 +176,18 @@ func gate(in Inputs, d Decision) Decision {
 		last = nil
 	case last.Verdict == secondaryschedulerv1.TrialAllowed:
 		d.Trial = last
+		d.Deployment, d.Message = pinTried(d.Deployment, last)
 		return d
 	default:
 		d.Message = fmt.Sprintf("The trial of %s is beyond spec.rollout.trial's gate.\nThe trial found: %s\nThe running scheduler is left as it is. "+
 			"Change the input to try again, widen the gate, or set spec.rollout.strategy to Direct.", what, last.Message)
 	}
 	d.Action, d.Deployment, d.ConfigHash, d.Trial, d.TrialRequest = Gate, nil, current.ConfigHash, last, req
+	if in.Live == nil {
+		d.Deployment = live // recreated as it last ran, still held
+		d.Message = fmt.Sprintf("Deployment %s/%s was gone; it is recreated as it last ran (configuration %s) while the change is held.\n",
+			names.OperandNamespace, names.OperandName, Short(current.ConfigHash)) + d.Message
+	}
 	return d
 }
 

@@ -52,7 +52,8 @@ func TestGate(t *testing.T) {
 		{"same configuration, other image", newImage, live,
 			Trial{Required: true, Last: result("cfg-t1", "img:1", secondaryschedulerv1.TrialAllowed)}, Gate, "is starting"},
 		{"running", newConfig, live, Trial{Required: true, Last: result("cfg-t2", "img:1", secondaryschedulerv1.TrialRunning)}, Gate, "is running"},
-		{"allowed", newConfig, live, Trial{Required: true, Last: result("cfg-t2", "img:1", secondaryschedulerv1.TrialAllowed)}, RollOut, ""},
+		{"allowed, no digest reported", newConfig, live, Trial{Required: true, Last: result("cfg-t2", "img:1", secondaryschedulerv1.TrialAllowed)},
+			RollOut, "the tag rolls out as it is"},
 		{"blocked", newConfig, live, Trial{Required: true, Last: result("cfg-t2", "img:1", secondaryschedulerv1.TrialBlocked)}, Gate, "The trial found: 6 newly"},
 		{"failed", newImage, live, Trial{Required: true, Last: result("cfg-t1", "img:2", secondaryschedulerv1.TrialFailed)}, Gate, "could not run"},
 	}

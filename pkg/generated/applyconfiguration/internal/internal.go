@@ -445,6 +445,9 @@ var schemaYAML = typed.YAMLObject(`types:
 - name: com.github.openshift.secondary-scheduler-operator.pkg.apis.operator.v1.TrialResult
   map:
     fields:
+    - name: candidateImageID
+      type:
+        scalar: string
     - name: configHash
       type:
         scalar: string
@@ -452,6 +455,12 @@ var schemaYAML = typed.YAMLObject(`types:
     - name: counts
       type:
         namedType: com.github.openshift.secondary-scheduler-operator.pkg.apis.operator.v1.TrialCounts
+    - name: currentImageID
+      type:
+        scalar: string
+    - name: failedAttempts
+      type:
+        scalar: numeric
     - name: finishedAt
       type:
         namedType: io.k8s.apimachinery.pkg.apis.meta.v1.Time

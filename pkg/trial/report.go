@@ -21,6 +21,9 @@ func (r *Report) WriteJSON(w io.Writer) error {
 func (r *Report) WriteText(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintf(tw, "Trial: current %s, candidate %s\n", r.Current.scheduler(), r.Candidate.scheduler())
+	if r.Current.ImageID != "" || r.Candidate.ImageID != "" {
+		fmt.Fprintf(tw, "Images run: current %s, candidate %s\n", orDash(r.Current.ImageID), orDash(r.Candidate.ImageID))
+	}
 	fmt.Fprintf(tw, "Snapshot: %d nodes, %d bound pods, %d replayed\n", r.Snapshot.Nodes, r.Snapshot.Pods, r.Snapshot.Replay)
 	r.Snapshot.Sample.writeText(tw)
 	for _, a := range []ArmReport{r.Current, r.Candidate, r.Rerun} {

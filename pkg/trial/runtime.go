@@ -29,6 +29,14 @@ type StorageRuntime interface {
 	StartStored(ctx context.Context, arm Arm, objects StoredObjects) (Sandbox, error)
 }
 
+// ImageIdentifier is a Sandbox whose runtime can say which image its
+// scheduler runs, as the container runtime resolved it (the Pod's
+// status.containerStatuses[].imageID: a digest when one was resolved).
+type ImageIdentifier interface {
+	// ImageID is that image, "" when the runtime does not say.
+	ImageID(ctx context.Context) string
+}
+
 // Sandbox is one arm's running sandbox and scheduler.
 type Sandbox interface {
 	// Config is an admin client config of the sandbox, without a client-side

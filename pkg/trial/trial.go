@@ -38,6 +38,9 @@ type ArmReport struct {
 	Undecided int `json:"undecided"`
 	// Log is where the scheduler's log is kept ("" when the runtime keeps none).
 	Log string `json:"log,omitempty"`
+	// ImageID is the image the scheduler ran, as the runtime resolved it
+	// (ImageIdentifier); "" when the runtime does not say.
+	ImageID string `json:"imageID,omitempty"`
 	// Start, Seed and Schedule are how long its sandbox took to start and
 	// seed, and its scheduler to place the replay set.
 	Start    time.Duration `json:"startNanos"`
@@ -161,6 +164,9 @@ func runArm(ctx context.Context, o Options, arm Arm) (ArmReport, Outcome, error)
 	}
 	rep.Schedule = time.Since(t)
 	rep.count(run, len(o.Snapshot.Replay))
+	if id, ok := sb.(ImageIdentifier); ok {
+		rep.ImageID = id.ImageID(ctx)
+	}
 	if o.Inspect != nil {
 		if err := o.Inspect(arm.Name, sb.Config()); err != nil {
 			return rep, nil, stop(fmt.Errorf("inspecting the %s sandbox: %w", arm.Name, err))

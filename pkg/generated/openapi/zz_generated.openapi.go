@@ -886,6 +886,13 @@ func schema_pkg_apis_operator_v1_TrialArm(ref common.ReferenceCallback) common.O
 							},
 						},
 					},
+					"environmentHash": {
+						SchemaProps: spec.SchemaProps{
+							Description: "environmentHash is the SHA-256 of the scheduler container's env, envFrom and volumeMounts, with the pod volumes they mount: a change of any of them changes the scheduler process, so it is tried like a change of its image or arguments.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
 				},
 				Required: []string{"configHash", "image"},
 			},
@@ -1211,6 +1218,20 @@ func schema_pkg_apis_operator_v1_TrialResult(ref common.ReferenceCallback) commo
 							Format:      "",
 						},
 					},
+					"candidateImageID": {
+						SchemaProps: spec.SchemaProps{
+							Description: "candidateImageID is the image the candidate arm's trial Pod ran, as its scheduler container's status.containerStatuses[].imageID reported it (a digest when the runtime resolved one). An allowed image given by tag rolls out by this digest: what was tried is what runs.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"currentImageID": {
+						SchemaProps: spec.SchemaProps{
+							Description: "currentImageID is the image the current arm's trial Pod ran, as candidateImageID.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
 					"verdict": {
 						SchemaProps: spec.SchemaProps{
 							Description: "verdict is Running, Allowed, Blocked, Failed or Inconclusive.",
@@ -1243,6 +1264,13 @@ func schema_pkg_apis_operator_v1_TrialResult(ref common.ReferenceCallback) commo
 							Description: "report names the ConfigMap, in the scheduler's namespace, that holds the full report (report.json).",
 							Type:        []string{"string"},
 							Format:      "",
+						},
+					},
+					"failedAttempts": {
+						SchemaProps: spec.SchemaProps{
+							Description: "failedAttempts counts the trials of this key in a row that were Failed or Inconclusive, this one included. The next is tried 5 minutes after the first such verdict, the wait doubling with each one after it, up to an hour.",
+							Type:        []string{"integer"},
+							Format:      "int32",
 						},
 					},
 					"startedAt": {

@@ -45,6 +45,7 @@ type Inputs struct {
 func Gather(ss *secondaryschedulerv1.SecondaryScheduler, record rollout.Record, src Sources) (*Inputs, error) {
 	in := &Inputs{Render: render.Inputs{SecondaryScheduler: ss}, Record: record.Copy(), Trial: rollout.Trial{
 		Required: rollout.TrialRequired(ss), Last: ss.Status.LastTrial.DeepCopy(), Policy: trialPolicy(ss),
+		Requested: ss.Status.TrialRequest.DeepCopy(),
 	}}
 	if err := specInputs(ss, &in.Render, src); err != nil {
 		return nil, err

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/utils/ptr"
 
 	secondaryschedulerv1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1"
@@ -29,6 +30,8 @@ type Trial struct {
 	Policy *secondaryschedulerv1.TrialPolicy
 	// Last is status.lastTrial, the trial controller's answer.
 	Last *secondaryschedulerv1.TrialResult
+	// Requested is status.trialRequest, the change held when the sync began.
+	Requested *secondaryschedulerv1.TrialRequest
 }
 
 // TrialRequired says whether ss rolls changes out only after a trial.
@@ -41,9 +44,9 @@ func SchedulerImage(d *appsv1.Deployment) string {
 	return TrialArm(d, "").Image
 }
 
-// TrialArm is the scheduler d runs with the configuration of configHash, as
-// a trial runs it: its image, command and arguments without the flags a
-// trial sets itself.
+// TrialArm is the scheduler d runs with the configuration of configHash:
+// its image, command and arguments without the flags a trial sets itself,
+// as a trial runs it, and the hash of its environment and mounts.
 func TrialArm(d *appsv1.Deployment, configHash string) secondaryschedulerv1.TrialArm {
 	arm := secondaryschedulerv1.TrialArm{ConfigHash: configHash}
 	if d == nil {
@@ -52,9 +55,38 @@ func TrialArm(d *appsv1.Deployment, configHash string) secondaryschedulerv1.Tria
 	for _, c := range d.Spec.Template.Spec.Containers {
 		if c.Name == names.OperandName {
 			arm.Image, arm.Command, arm.Args = c.Image, slices.Clone(c.Command), render.TrialArgs(c.Args)
+			arm.EnvironmentHash = environmentHash(c, d.Spec.Template.Spec.Volumes)
 		}
 	}
 	return arm
+}
+
+// environmentHash is the hex SHA-256 of the canonical JSON of c's env,
+// envFrom and volumeMounts and of the volumes they mount, in mount order:
+// what the scheduler process reads besides its image, arguments and
+// configuration. A value the env takes from a Secret or ConfigMap counts by
+// its reference, as the pod names it.
+func environmentHash(c corev1.Container, volumes []corev1.Volume) string {
+	byName := map[string]corev1.Volume{}
+	for _, v := range volumes {
+		byName[v.Name] = v
+	}
+	mounted := []corev1.Volume{}
+	seen := map[string]bool{}
+	for _, m := range c.VolumeMounts {
+		if v, ok := byName[m.Name]; ok && !seen[m.Name] {
+			seen[m.Name] = true
+			mounted = append(mounted, v)
+		}
+	}
+	data, _ := json.Marshal(struct { // API types with sorted maps: cannot fail, always the same bytes
+		Env          []corev1.EnvVar        `json:"env"`
+		EnvFrom      []corev1.EnvFromSource `json:"envFrom"`
+		VolumeMounts []corev1.VolumeMount   `json:"volumeMounts"`
+		Volumes      []corev1.Volume        `json:"volumes"`
+	}{c.Env, c.EnvFrom, c.VolumeMounts, mounted})
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:])
 }
 
 // TrialGate is the gate of policy, with its defaults: no newly unschedulable
@@ -89,16 +121,34 @@ func NewTrialRequest(current, candidate secondaryschedulerv1.TrialArm, policy *s
 }
 
 // gate holds a rollout that changes the scheduler a running Deployment runs
-// (its configuration, image, command or arguments) until a trial of exactly
+// (its configuration, image, command, arguments, env or mounts) until a trial of exactly
 // that change, judged by the gate as it is now, allowed it. The first
 // rollout has nothing to compare with, and a rollback or a held failure is
-// never tried: they go back to what ran.
+// never tried: they go back to what ran. A Deployment that is gone is
+// compared as the one that last ran, which is created while the change is
+// held (lastRan).
 func gate(in Inputs, d Decision) Decision {
-	if !in.Trial.Required || d.Action != RollOut || in.Live == nil {
+	if !in.Trial.Required || d.Action != RollOut {
 		return d
 	}
-	current := TrialArm(in.Live, in.Live.Spec.Template.Annotations[names.ConfigHashAnnotation])
-	candidate := TrialArm(in.Desired.Deployment, in.Desired.ConfigHash)
+	live := in.Live
+	if live == nil {
+		var why string
+		if live, why = lastRan(in); why != "" {
+			d.Action, d.Deployment, d.ConfigHash, d.TrialRequest = Gate, nil, "", in.Trial.Requested.DeepCopy()
+			d.Message = why + "Nothing is created, so no untried change runs: put the spec back to what last ran, " +
+				"or set spec.rollout.strategy to Direct to roll the change out without a trial."
+			return d
+		}
+		if live == nil {
+			return d
+		}
+	}
+	if kept := keptPin(live, d.Deployment, in.Desired.TemplateHash, in.Trial.Last); kept != nil {
+		d.Deployment = kept
+	}
+	current := TrialArm(live, live.Spec.Template.Annotations[names.ConfigHashAnnotation])
+	candidate := TrialArm(d.Deployment, in.Desired.ConfigHash)
 	req := NewTrialRequest(current, candidate, in.Trial.Policy)
 	if sameScheduler(current, candidate) {
 		return d
@@ -126,17 +176,26 @@ func gate(in Inputs, d Decision) Decision {
 		last = nil
 	case last.Verdict == secondaryschedulerv1.TrialAllowed:
 		d.Trial = last
+		d.Deployment, d.Message = pinTried(d.Deployment, last)
 		return d
 	default:
 		d.Message = fmt.Sprintf("The trial of %s is beyond spec.rollout.trial's gate.\nThe trial found: %s\nThe running scheduler is left as it is. "+
 			"Change the input to try again, widen the gate, or set spec.rollout.strategy to Direct.", what, last.Message)
 	}
 	d.Action, d.Deployment, d.ConfigHash, d.Trial, d.TrialRequest = Gate, nil, current.ConfigHash, last, req
+	if in.Live == nil {
+		d.Deployment = live // recreated as it last ran, still held
+		d.Message = fmt.Sprintf("Deployment %s/%s was gone; it is recreated as it last ran (configuration %s) while the change is held.\n",
+			names.OperandNamespace, names.OperandName, Short(current.ConfigHash)) + d.Message
+	}
 	return d
 }
 
+// sameScheduler says whether a and b run the same scheduler process: every
+// field of the trial key.
 func sameScheduler(a, b secondaryschedulerv1.TrialArm) bool {
-	return a.ConfigHash == b.ConfigHash && a.Image == b.Image && slices.Equal(a.Command, b.Command) && slices.Equal(a.Args, b.Args)
+	return a.ConfigHash == b.ConfigHash && a.Image == b.Image && slices.Equal(a.Command, b.Command) && slices.Equal(a.Args, b.Args) &&
+		a.EnvironmentHash == b.EnvironmentHash
 }
 
 // SameGate says whether a and b judge counts alike.
@@ -151,7 +210,11 @@ func ApplyTrialRequest(status *secondaryschedulerapply.SecondarySchedulerStatusA
 		return
 	}
 	arm := func(a secondaryschedulerv1.TrialArm) *secondaryschedulerapply.TrialArmApplyConfiguration {
-		return secondaryschedulerapply.TrialArm().WithConfigHash(a.ConfigHash).WithImage(a.Image).WithCommand(a.Command...).WithArgs(a.Args...)
+		out := secondaryschedulerapply.TrialArm().WithConfigHash(a.ConfigHash).WithImage(a.Image).WithCommand(a.Command...).WithArgs(a.Args...)
+		if a.EnvironmentHash != "" {
+			out.WithEnvironmentHash(a.EnvironmentHash)
+		}
+		return out
 	}
 	status.WithTrialRequest(secondaryschedulerapply.TrialRequest().WithKey(r.Key).WithCurrent(arm(r.Current)).
 		WithCandidate(arm(r.Candidate)).WithGate(TrialGateApply(r.Gate)))

@@ -7,6 +7,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
@@ -51,7 +52,8 @@ func TestGate(t *testing.T) {
 		{"same configuration, other image", newImage, live,
 			Trial{Required: true, Last: result("cfg-t1", "img:1", secondaryschedulerv1.TrialAllowed)}, Gate, "is starting"},
 		{"running", newConfig, live, Trial{Required: true, Last: result("cfg-t2", "img:1", secondaryschedulerv1.TrialRunning)}, Gate, "is running"},
-		{"allowed", newConfig, live, Trial{Required: true, Last: result("cfg-t2", "img:1", secondaryschedulerv1.TrialAllowed)}, RollOut, ""},
+		{"allowed, no digest reported", newConfig, live, Trial{Required: true, Last: result("cfg-t2", "img:1", secondaryschedulerv1.TrialAllowed)},
+			RollOut, "the tag rolls out as it is"},
 		{"blocked", newConfig, live, Trial{Required: true, Last: result("cfg-t2", "img:1", secondaryschedulerv1.TrialBlocked)}, Gate, "The trial found: 6 newly"},
 		{"failed", newImage, live, Trial{Required: true, Last: result("cfg-t1", "img:2", secondaryschedulerv1.TrialFailed)}, Gate, "could not run"},
 	}
@@ -181,6 +183,70 @@ func TestGateRefusesStaleForeignAndInconclusiveVerdicts(t *testing.T) {
 			}
 			if tc.wantAction == Gate && d.TrialRequest == nil {
 				t.Error("the change is held without a trial request")
+			}
+		})
+	}
+}
+
+// The key covers the whole scheduler process: a change of its env, envFrom
+// or mounts alone, or of a volume it mounts, is tried; the same environment
+// written again is not a change.
+func TestGateTriesAChangeOfEnvironment(t *testing.T) {
+	withEnvironment := func(d *appsv1.Deployment, edit func(c *corev1.Container, pod *corev1.PodSpec)) *appsv1.Deployment {
+		c := &d.Spec.Template.Spec.Containers[1]
+		c.Env = []corev1.EnvVar{{Name: "GOMAXPROCS", Value: "2"}}
+		c.VolumeMounts = []corev1.VolumeMount{{Name: "config", MountPath: "/etc/kubernetes"}}
+		d.Spec.Template.Spec.Volumes = []corev1.Volume{
+			{Name: "config", VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{LocalObjectReference: corev1.LocalObjectReference{Name: "cfg"}}}},
+			{Name: "unmounted", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}},
+		}
+		if edit != nil {
+			edit(c, &d.Spec.Template.Spec)
+		}
+		return d
+	}
+	live := withEnvironment(withImage(deployment("t1", appsv1.DeploymentStatus{Replicas: 1, UpdatedReplicas: 1, AvailableReplicas: 1}), "img:1"), nil)
+	for _, tc := range []struct {
+		name     string
+		edit     func(c *corev1.Container, pod *corev1.PodSpec)
+		wantGate bool
+	}{
+		{"the same environment", nil, false},
+		{"resources only", func(c *corev1.Container, _ *corev1.PodSpec) {
+			c.Resources.Requests = corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("2")}
+		}, false},
+		{"a volume no scheduler container mounts", func(_ *corev1.Container, pod *corev1.PodSpec) {
+			pod.Volumes[1].EmptyDir.Medium = corev1.StorageMediumMemory
+		}, false},
+		{"an env value", func(c *corev1.Container, _ *corev1.PodSpec) { c.Env[0].Value = "4" }, true},
+		{"an env variable added", func(c *corev1.Container, _ *corev1.PodSpec) {
+			c.Env = append(c.Env, corev1.EnvVar{Name: "HTTPS_PROXY", Value: "http://proxy:3128"})
+		}, true},
+		{"envFrom", func(c *corev1.Container, _ *corev1.PodSpec) {
+			c.EnvFrom = []corev1.EnvFromSource{{SecretRef: &corev1.SecretEnvSource{LocalObjectReference: corev1.LocalObjectReference{Name: "s"}}}}
+		}, true},
+		{"a mount added", func(c *corev1.Container, _ *corev1.PodSpec) {
+			c.VolumeMounts = append(c.VolumeMounts, corev1.VolumeMount{Name: "unmounted", MountPath: "/plugins"})
+		}, true},
+		{"a mount's path", func(c *corev1.Container, _ *corev1.PodSpec) { c.VolumeMounts[0].MountPath = "/etc/other" }, true},
+		{"the source of a mounted volume", func(_ *corev1.Container, pod *corev1.PodSpec) { pod.Volumes[0].ConfigMap.Name = "other" }, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			desired := &render.Objects{TemplateHash: "t2", ConfigHash: "cfg-t1",
+				Deployment: withEnvironment(withImage(&appsv1.Deployment{}, "img:1"), tc.edit)}
+			d := Decide(Inputs{Desired: desired, Live: live, Observed: Observe(live, nil), Trial: Trial{Required: true}})
+			if gated := d.Action == Gate; gated != tc.wantGate {
+				t.Fatalf("action %s (%s), want gated %v", d.Action, d.Message, tc.wantGate)
+			}
+			if !tc.wantGate {
+				return
+			}
+			r := d.TrialRequest
+			if r == nil || r.Current.EnvironmentHash == "" || r.Current.EnvironmentHash == r.Candidate.EnvironmentHash {
+				t.Fatalf("request %+v; want both arms' environment hashes, differing", r)
+			}
+			if unchanged := NewTrialRequest(r.Current, r.Current, nil); unchanged.Key == r.Key {
+				t.Error("the key does not change with the environment")
 			}
 		})
 	}

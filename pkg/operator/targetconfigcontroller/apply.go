@@ -147,12 +147,13 @@ func (c *targetConfigController) deleteFormerBindings(ctx context.Context, recor
 // deleteOperand deletes what this controller writes: the Deployment, every
 // config ConfigMap and the extra RBAC. The fixed objects are the static
 // resources controller's to delete. The operand namespace stays: it holds the
-// user's own ConfigMap, which must survive a Removed/Managed round trip.
-func (c *targetConfigController) deleteOperand(ctx context.Context, recorder events.Recorder, userConfig string) error {
+// user's own ConfigMap, which must survive a Removed/Managed round trip, and
+// the config ConfigMaps in keep.
+func (c *targetConfigController) deleteOperand(ctx context.Context, recorder events.Recorder, userConfig string, keep map[string]bool) error {
 	ns := names.OperandNamespace
 	return errors.Join(
 		cached.Delete(ctx, recorder, "Deployment", ns, names.OperandName, c.deployments.Get, c.kubeClient.AppsV1().Deployments(ns)),
-		c.pruneConfigMaps(ctx, recorder, nil, userConfig, 0),
+		c.pruneConfigMaps(ctx, recorder, keep, userConfig, 0),
 		c.extraRBAC.Delete(ctx, recorder),
 		c.deleteFormerBindings(ctx, recorder),
 	)
@@ -161,7 +162,7 @@ func (c *targetConfigController) deleteOperand(ctx context.Context, recorder eve
 // finalize runs when the SecondaryScheduler is deleted: everything made for it
 // goes, the cluster-scoped objects included, then the finalizer is released.
 func (c *targetConfigController) finalize(ctx context.Context, recorder events.Recorder, userConfig string) error {
-	if err := errors.Join(c.deleteOperand(ctx, recorder, userConfig), c.deleteStatic(ctx, recorder)); err != nil {
+	if err := errors.Join(c.deleteOperand(ctx, recorder, userConfig, nil), c.deleteStatic(ctx, recorder)); err != nil {
 		return err
 	}
 	return c.operatorClient.RemoveFinalizer(ctx, CleanupFinalizer)

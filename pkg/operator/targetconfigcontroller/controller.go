@@ -224,10 +224,17 @@ func (c *targetConfigController) refused(ctx context.Context, recorder events.Re
 
 // remove deletes the operand for managementState Removed. Nothing runs then,
 // so nothing is degraded: an earlier complaint must not keep the
-// ClusterOperator Degraded and its alert firing.
+// ClusterOperator Degraded and its alert firing. Under a trial strategy the
+// last known good configuration's ConfigMap stays: back to Managed, the
+// scheduler comes back as it last ran while a change is held, not as the
+// untried change.
 func (c *targetConfigController) remove(ctx context.Context, recorder events.Recorder, ss *secondaryschedulerv1.SecondaryScheduler, own *ownStatus) error {
 	own.trialRequest = nil
-	if err := c.deleteOperand(ctx, recorder, ss.Spec.SchedulerConfig); err != nil {
+	var keep map[string]bool
+	if lkg := own.record.LastKnownGood; lkg != nil && rollout.TrialRequired(ss) {
+		keep = map[string]bool{names.ConfigMapNameFor(lkg.ConfigHash): true}
+	}
+	if err := c.deleteOperand(ctx, recorder, ss.Spec.SchedulerConfig, keep); err != nil {
 		return c.applyFailed(ctx, ss, own, err, "removing the secondary scheduler: "+err.Error())
 	}
 	return c.setCondition(ctx, ss, own, notDegraded("Removed", "managementState is Removed: the secondary scheduler and its configuration are deleted"))

@@ -144,6 +144,9 @@ func (c *targetConfigController) rolledOut(ctx context.Context, ss *secondarysch
 	case decision.Action == rollout.Gate:
 		// Doing what spec.rollout asks: TrialBlocked says what holds the change.
 		condition = notDegraded("HeldForTrial", boundMessage(decision.Message))
+	case decision.Message != "":
+		// A rollout with a caveat: an allowed tag that could not be pinned to the digest tried.
+		condition = notDegraded("AsExpected", boundMessage(decision.Message))
 	}
 	own.trialRequest = decision.TrialRequest.DeepCopy()
 	previousTrial := own.trialBlocked
@@ -153,9 +156,11 @@ func (c *targetConfigController) rolledOut(ctx context.Context, ss *secondarysch
 		c.recorderOn(ss).Eventf("ConfigurationChanged", "rolling out the merged configuration in ConfigMap %s (schedulerNames %s)",
 			names.ConfigMapNameFor(objs.ConfigHash), strings.Join(objs.SchedulerNames, ", "))
 	}
-	var generations []operatorv1.GenerationStatus
-	resourcemerge.SetDeploymentGeneration(&generations, d)
-	own.deployment = resourcemerge.GenerationFor(generations, deployments, d.Namespace, d.Name)
+	if d != nil { // none while a held change leaves a gone Deployment gone
+		var generations []operatorv1.GenerationStatus
+		resourcemerge.SetDeploymentGeneration(&generations, d)
+		own.deployment = resourcemerge.GenerationFor(generations, deployments, d.Namespace, d.Name)
+	}
 	if decision.Action != rollout.Gate { // the running configuration's names serve until the change rolls out
 		own.schedulerNames = slices.Clone(objs.SchedulerNames)
 	}

@@ -39,10 +39,40 @@ const (
 	// last trial's full report.
 	ReportName = "secondary-scheduler-trial-report"
 	// RetryFailedTrialAfter is how long a trial that could not run (an image
-	// not pulled, no room for its Pods) stands before the same request is
-	// tried again: its cause may be gone without any input changing.
+	// not pulled, no room for its Pods) or was inconclusive stands before the
+	// same request is tried again: its cause may be gone without any input
+	// changing. Each such verdict in a row doubles the wait, up to
+	// MaxRetryFailedTrialAfter: a cause that stays costs three Pods an hour,
+	// not twelve.
 	RetryFailedTrialAfter = 5 * time.Minute
+	// MaxRetryFailedTrialAfter caps the wait before a failed trial is retried.
+	MaxRetryFailedTrialAfter = time.Hour
 )
+
+// RetryDelay is how long a trial stands after failedAttempts Failed or
+// Inconclusive verdicts in a row before it is tried again. A verdict
+// recorded before the attempts were counted (0) counts as the first.
+func RetryDelay(failedAttempts int32) time.Duration {
+	d := RetryFailedTrialAfter
+	for i := int32(1); i < failedAttempts && d < MaxRetryFailedTrialAfter; i++ {
+		d *= 2
+	}
+	return min(d, MaxRetryFailedTrialAfter)
+}
+
+// priorFailures is how many trials of key in a row failed before the one
+// that starts now, as last records them: a Running trial of the key was
+// interrupted, and carries the count of its own start.
+func priorFailures(last *secondaryschedulerv1.TrialResult, key string) int32 {
+	if last == nil || last.Key != key {
+		return 0
+	}
+	switch last.Verdict {
+	case secondaryschedulerv1.TrialFailed, secondaryschedulerv1.TrialInconclusive, secondaryschedulerv1.TrialRunning:
+		return last.FailedAttempts
+	}
+	return 0
+}
 
 type controller struct {
 	operatorClient operatorclient.Interface
@@ -151,7 +181,7 @@ func (c *controller) sync(ctx context.Context, syncCtx factory.SyncContext) erro
 		case judgeAgain:
 			return c.writeStatus(ctx, rejudge(last, req.Gate))
 		case retryLater:
-			syncCtx.Queue().AddAfter(syncCtx.QueueKey(), last.FinishedAt.Add(RetryFailedTrialAfter).Sub(c.clock.Now()))
+			syncCtx.Queue().AddAfter(syncCtx.QueueKey(), last.FinishedAt.Add(RetryDelay(last.FailedAttempts)).Sub(c.clock.Now()))
 			return nil
 		}
 	}
@@ -182,7 +212,7 @@ const (
 	runAgain   answer = iota // interrupted, failed long enough ago, or a verdict without counts
 	answered                 // the verdict stands
 	judgeAgain               // the counts stand, judged by another gate
-	retryLater               // failed, too recently to try again
+	retryLater               // failed, too recently to try again (RetryDelay)
 )
 
 func decideAnswered(last *secondaryschedulerv1.TrialResult, req *secondaryschedulerv1.TrialRequest, policy *secondaryschedulerv1.TrialPolicy,
@@ -191,7 +221,7 @@ func decideAnswered(last *secondaryschedulerv1.TrialResult, req *secondaryschedu
 	case secondaryschedulerv1.TrialRunning:
 		return runAgain // no trial runs here: the process that ran it is gone
 	case secondaryschedulerv1.TrialFailed, secondaryschedulerv1.TrialInconclusive:
-		if last.FinishedAt != nil && last.FinishedAt.Add(RetryFailedTrialAfter).After(now) {
+		if last.FinishedAt != nil && last.FinishedAt.Add(RetryDelay(last.FailedAttempts)).After(now) {
 			return retryLater
 		}
 		return runAgain

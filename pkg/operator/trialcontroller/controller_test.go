@@ -186,7 +186,9 @@ func TestRunsTheRequestAndAnswersInStatus(t *testing.T) {
 		t.Errorf("run %+v, want the candidate's arguments, both configurations and the owner", r)
 	}
 	f.sync(t) // while it runs, nothing more starts
-	f.release <- &trial.Report{Comparison: trial.Comparison{Counts: trial.Counts{Units: 2, Moved: 2}}, Verdict: trial.Verdict{Allowed: true, Message: "allowed"}}
+	const candidateID = "quay.io/org/sched@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+	f.release <- &trial.Report{Comparison: trial.Comparison{Counts: trial.Counts{Units: 2, Moved: 2}}, Verdict: trial.Verdict{Allowed: true, Message: "allowed"},
+		Current: trial.ArmReport{ImageID: "img@sha256:current"}, Candidate: trial.ArmReport{ImageID: candidateID}}
 	waitFor(t, "the verdict", func() bool {
 		l := f.op.last()
 		return l != nil && *l.Verdict == secondaryschedulerv1.TrialAllowed
@@ -194,6 +196,13 @@ func TestRunsTheRequestAndAnswersInStatus(t *testing.T) {
 	l := f.op.last()
 	if *l.Key != "k1" || l.Gate == nil || l.Counts == nil || *l.Counts.Moved != 2 {
 		t.Errorf("lastTrial %+v, want the request's key, its gate and the counts", l)
+	}
+	if l.CandidateImageID == nil || *l.CandidateImageID != candidateID || l.CurrentImageID == nil || *l.CurrentImageID != "img@sha256:current" {
+		t.Errorf("lastTrial image IDs %v, %v; want what the arms' trial Pods reported", l.CurrentImageID, l.CandidateImageID)
+	}
+	report, err := f.kube.CoreV1().ConfigMaps(names.OperandNamespace).Get(context.Background(), ReportName, metav1.GetOptions{})
+	if err != nil || !strings.Contains(report.Data["report.txt"], "candidate "+candidateID) {
+		t.Errorf("report %v (%v); want it to name the image the candidate ran", report, err)
 	}
 	if len(f.runs) != 0 {
 		t.Errorf("%d more trials started while one ran", len(f.runs))

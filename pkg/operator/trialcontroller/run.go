@@ -30,7 +30,7 @@ import (
 // then a newer request has taken over, and its own trial reports.
 func (c *controller) execute(ctx context.Context, ss *secondaryschedulerv1.SecondaryScheduler, req *secondaryschedulerv1.TrialRequest) {
 	result := secondaryschedulerv1.TrialResult{Key: req.Key, ConfigHash: req.Candidate.ConfigHash, Image: req.Candidate.Image,
-		Verdict: secondaryschedulerv1.TrialRunning, StartedAt: metav1.NewTime(c.clock.Now())}
+		Verdict: secondaryschedulerv1.TrialRunning, StartedAt: metav1.NewTime(c.clock.Now()), FailedAttempts: priorFailures(ss.Status.LastTrial, req.Key)}
 	if err := c.writeStatus(ctx, result); err != nil {
 		klog.ErrorS(err, "Recording the start of a trial", "key", req.Key)
 	}
@@ -55,11 +55,9 @@ func (c *controller) execute(ctx context.Context, ss *secondaryschedulerv1.Secon
 	if report != nil {
 		metrics.ObserveTrialFidelity(report.Fidelity.PlacedPercent, report.Fidelity.SameNodePercent)
 	}
-	if err != nil {
-		result.Message = message.Bounded(fmt.Sprintf("%s\nIt is tried again at %s, or at once when an input changes.",
-			result.Message, finished.Add(RetryFailedTrialAfter).UTC().Format("15:04:05Z")), maxMessage)
-	}
+	backOff(&result, finished.Time)
 	if report != nil {
+		result.CurrentImageID, result.CandidateImageID = report.Current.ImageID, report.Candidate.ImageID
 		if werr := c.writeReport(ctx, ss, req, report); werr != nil {
 			klog.ErrorS(werr, "Writing the trial report", "configMap", ReportName)
 			result.Message = message.Bounded(result.Message+"\nThe full report was not kept: "+werr.Error(), maxMessage)
@@ -72,8 +70,8 @@ func (c *controller) execute(ctx context.Context, ss *secondaryschedulerv1.Secon
 		return
 	}
 	if result.Verdict == secondaryschedulerv1.TrialAllowed {
-		c.recorderOn(ss).Eventf("TrialAllowed", "The trial of configuration %s with image %s allowed it: %s",
-			rollout.Short(result.ConfigHash), result.Image, result.Message)
+		c.recorderOn(ss).Eventf("TrialAllowed", "The trial of configuration %s with image %s (run as %s) allowed it: %s",
+			rollout.Short(result.ConfigHash), result.Image, imageRun(result.CandidateImageID), result.Message)
 	}
 }
 
@@ -121,6 +119,31 @@ func (c *controller) armOf(name string, arm secondaryschedulerv1.TrialArm) (tria
 			names.OperandNamespace, cmName, name, problem)
 	}
 	return trial.Arm{Name: name, Image: arm.Image, Command: arm.Command, Args: arm.Args, Config: []byte(cm.Data[names.ConfigKey])}, nil
+}
+
+// backOff counts a Failed or Inconclusive result as one more attempt that
+// failed, and says when it is tried again; any other verdict ends the run of
+// failures.
+func backOff(result *secondaryschedulerv1.TrialResult, finished time.Time) {
+	if result.Verdict != secondaryschedulerv1.TrialFailed && result.Verdict != secondaryschedulerv1.TrialInconclusive {
+		result.FailedAttempts = 0
+		return
+	}
+	result.FailedAttempts++
+	delay := RetryDelay(result.FailedAttempts)
+	// The reasons are cut, never when it is tried again.
+	retry := fmt.Sprintf("\nIt is tried again at %s, %s after this trial (attempt %d in a row without a verdict; the wait doubles from %s up to %s), "+
+		"or at once when an input changes.", finished.Add(delay).UTC().Format("15:04:05Z"), delay, result.FailedAttempts,
+		RetryFailedTrialAfter, MaxRetryFailedTrialAfter)
+	result.Message = message.Bounded(result.Message, maxMessage-len(retry)) + retry
+}
+
+// imageRun is an arm's image as its trial Pod reported it.
+func imageRun(imageID string) string {
+	if imageID == "" {
+		return "an image its trial Pod did not report"
+	}
+	return imageID
 }
 
 // gateOf is the gate a request names, as package trial judges by it.
@@ -252,6 +275,15 @@ func (c *controller) writeStatus(ctx context.Context, result secondaryschedulerv
 	}
 	if result.Report != "" {
 		t.WithReport(result.Report)
+	}
+	if result.CandidateImageID != "" {
+		t.WithCandidateImageID(result.CandidateImageID)
+	}
+	if result.CurrentImageID != "" {
+		t.WithCurrentImageID(result.CurrentImageID)
+	}
+	if result.FailedAttempts > 0 {
+		t.WithFailedAttempts(result.FailedAttempts)
 	}
 	if n := result.Counts; n != nil {
 		t.WithCounts(secondaryschedulerapply.TrialCounts().WithUnits(n.Units).WithSame(n.Same).WithMoved(n.Moved).WithTieBreakNoise(n.TieBreakNoise).

@@ -204,6 +204,14 @@ type TrialArm struct {
 	// +kubebuilder:validation:MaxItems=64
 	// +kubebuilder:validation:items:MaxLength=4096
 	Args []string `json:"args,omitempty"`
+
+	// environmentHash is the SHA-256 of the scheduler container's env,
+	// envFrom and volumeMounts, with the pod volumes they mount: a change of
+	// any of them changes the scheduler process, so it is tried like a change
+	// of its image or arguments.
+	// +optional
+	// +kubebuilder:validation:MaxLength=64
+	EnvironmentHash string `json:"environmentHash,omitempty"`
 }
 
 // TrialGate is what a trial may change before it holds a rollout back.
@@ -239,6 +247,20 @@ type TrialResult struct {
 	// +kubebuilder:validation:MaxLength=512
 	Image string `json:"image"`
 
+	// candidateImageID is the image the candidate arm's trial Pod ran, as its
+	// scheduler container's status.containerStatuses[].imageID reported it
+	// (a digest when the runtime resolved one). An allowed image given by tag
+	// rolls out by this digest: what was tried is what runs.
+	// +optional
+	// +kubebuilder:validation:MaxLength=1024
+	CandidateImageID string `json:"candidateImageID,omitempty"`
+
+	// currentImageID is the image the current arm's trial Pod ran, as
+	// candidateImageID.
+	// +optional
+	// +kubebuilder:validation:MaxLength=1024
+	CurrentImageID string `json:"currentImageID,omitempty"`
+
 	// verdict is Running, Allowed, Blocked, Failed or Inconclusive.
 	// +required
 	Verdict TrialVerdict `json:"verdict"`
@@ -263,6 +285,14 @@ type TrialResult struct {
 	// +optional
 	// +kubebuilder:validation:MaxLength=253
 	Report string `json:"report,omitempty"`
+
+	// failedAttempts counts the trials of this key in a row that were Failed
+	// or Inconclusive, this one included. The next is tried 5 minutes after
+	// the first such verdict, the wait doubling with each one after it, up to
+	// an hour.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	FailedAttempts int32 `json:"failedAttempts,omitempty"`
 
 	// startedAt is when the trial started.
 	// +required

@@ -347,6 +347,9 @@ var schemaYAML = typed.YAMLObject(`types:
       type:
         scalar: string
       default: ""
+    - name: environmentHash
+      type:
+        scalar: string
     - name: image
       type:
         scalar: string
@@ -475,6 +478,9 @@ var schemaYAML = typed.YAMLObject(`types:
 - name: com.github.openshift.secondary-scheduler-operator.pkg.apis.operator.v1.TrialResult
   map:
     fields:
+    - name: candidateImageID
+      type:
+        scalar: string
     - name: configHash
       type:
         scalar: string
@@ -482,6 +488,12 @@ var schemaYAML = typed.YAMLObject(`types:
     - name: counts
       type:
         namedType: com.github.openshift.secondary-scheduler-operator.pkg.apis.operator.v1.TrialCounts
+    - name: currentImageID
+      type:
+        scalar: string
+    - name: failedAttempts
+      type:
+        scalar: numeric
     - name: fidelity
       type:
         namedType: com.github.openshift.secondary-scheduler-operator.pkg.apis.operator.v1.TrialFidelity

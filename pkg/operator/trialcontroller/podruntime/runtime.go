@@ -150,6 +150,27 @@ func (s *podArm) Config() *rest.Config { return rest.CopyConfig(s.config) }
 // termination message a failed arm reports.
 func (s *podArm) Log() string { return "" }
 
+// ImageID implements trial.ImageIdentifier: the imageID the kubelet reports
+// for the scheduler container, "" when the Pod cannot be read or reports none.
+func (s *podArm) ImageID(ctx context.Context) string {
+	pod, err := s.kube.CoreV1().Pods(s.namespace).Get(ctx, s.name, metav1.GetOptions{})
+	if err != nil {
+		return ""
+	}
+	return SchedulerImageID(pod)
+}
+
+// SchedulerImageID is the imageID pod's status reports for its scheduler
+// container, "" when it reports none.
+func SchedulerImageID(pod *corev1.Pod) string {
+	for _, c := range pod.Status.ContainerStatuses {
+		if c.Name == SchedulerContainer {
+			return c.ImageID
+		}
+	}
+	return ""
+}
+
 func (s *podArm) what() string { return fmt.Sprintf("Pod %s/%s", s.namespace, s.name) }
 
 // Failed implements trial.Sandbox. It reads the Pod at most every

@@ -1,12 +1,14 @@
 package podruntime
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes/fake"
 )
 
 // How a trial Pod that will not serve is reported: failure for what ends the
@@ -53,5 +55,22 @@ func TestTrialPodReasons(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// An arm reports the image its scheduler container ran, as the kubelet
+// resolved it, and nothing for a Pod that reports none or is gone.
+func TestArmReportsTheImageItRan(t *testing.T) {
+	const id = "docker-pullable://quay.io/org/sched@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "secondary-scheduler-trial-candidate"},
+		Status: corev1.PodStatus{ContainerStatuses: []corev1.ContainerStatus{
+			{Name: APIServerContainer, ImageID: "registry.k8s.io/kube-apiserver@sha256:aaaa"}, {Name: SchedulerContainer, ImageID: id}}}}
+	s := &podArm{kube: fake.NewClientset(pod), arm: "candidate", namespace: "ns", name: pod.Name}
+	if got := s.ImageID(context.Background()); got != id {
+		t.Errorf("ImageID = %q, want the scheduler container's %q", got, id)
+	}
+	gone := &podArm{kube: fake.NewClientset(), arm: "candidate", namespace: "ns", name: pod.Name}
+	if got := gone.ImageID(context.Background()); got != "" {
+		t.Errorf("ImageID of a deleted Pod = %q, want none", got)
 	}
 }

@@ -17,6 +17,11 @@ type TrialArmApplyConfiguration struct {
 	// args are the scheduler container's arguments, without the flags the
 	// operator sets itself (configuration, identity, serving).
 	Args []string `json:"args,omitempty"`
+	// environmentHash is the SHA-256 of the scheduler container's env,
+	// envFrom and volumeMounts, with the pod volumes they mount: a change of
+	// any of them changes the scheduler process, so it is tried like a change
+	// of its image or arguments.
+	EnvironmentHash *string `json:"environmentHash,omitempty"`
 }
 
 // TrialArmApplyConfiguration constructs a declarative configuration of the TrialArm type for use with
@@ -58,5 +63,13 @@ func (b *TrialArmApplyConfiguration) WithArgs(values ...string) *TrialArmApplyCo
 	for i := range values {
 		b.Args = append(b.Args, values[i])
 	}
+	return b
+}
+
+// WithEnvironmentHash sets the EnvironmentHash field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the EnvironmentHash field is set to the value of the last call.
+func (b *TrialArmApplyConfiguration) WithEnvironmentHash(value string) *TrialArmApplyConfiguration {
+	b.EnvironmentHash = &value
 	return b
 }

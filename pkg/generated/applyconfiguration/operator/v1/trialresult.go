@@ -21,6 +21,14 @@ type TrialResultApplyConfiguration struct {
 	ConfigHash *string `json:"configHash,omitempty"`
 	// image is the scheduler image tried.
 	Image *string `json:"image,omitempty"`
+	// candidateImageID is the image the candidate arm's trial Pod ran, as its
+	// scheduler container's status.containerStatuses[].imageID reported it
+	// (a digest when the runtime resolved one). An allowed image given by tag
+	// rolls out by this digest: what was tried is what runs.
+	CandidateImageID *string `json:"candidateImageID,omitempty"`
+	// currentImageID is the image the current arm's trial Pod ran, as
+	// candidateImageID.
+	CurrentImageID *string `json:"currentImageID,omitempty"`
 	// verdict is Running, Allowed, Blocked, Failed or Inconclusive.
 	Verdict *operatorv1.TrialVerdict `json:"verdict,omitempty"`
 	// message says why, with the counts and the first reasons.
@@ -34,6 +42,11 @@ type TrialResultApplyConfiguration struct {
 	// report names the ConfigMap, in the scheduler's namespace, that holds the
 	// full report (report.json).
 	Report *string `json:"report,omitempty"`
+	// failedAttempts counts the trials of this key in a row that were Failed
+	// or Inconclusive, this one included. The next is tried 5 minutes after
+	// the first such verdict, the wait doubling with each one after it, up to
+	// an hour.
+	FailedAttempts *int32 `json:"failedAttempts,omitempty"`
 	// startedAt is when the trial started.
 	StartedAt *metav1.Time `json:"startedAt,omitempty"`
 	// finishedAt is when it reached its verdict.
@@ -78,6 +91,22 @@ func (b *TrialResultApplyConfiguration) WithImage(value string) *TrialResultAppl
 	return b
 }
 
+// WithCandidateImageID sets the CandidateImageID field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the CandidateImageID field is set to the value of the last call.
+func (b *TrialResultApplyConfiguration) WithCandidateImageID(value string) *TrialResultApplyConfiguration {
+	b.CandidateImageID = &value
+	return b
+}
+
+// WithCurrentImageID sets the CurrentImageID field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the CurrentImageID field is set to the value of the last call.
+func (b *TrialResultApplyConfiguration) WithCurrentImageID(value string) *TrialResultApplyConfiguration {
+	b.CurrentImageID = &value
+	return b
+}
+
 // WithVerdict sets the Verdict field in the declarative configuration to the given value
 // and returns the receiver, so that objects can be built by chaining "With" function invocations.
 // If called multiple times, the Verdict field is set to the value of the last call.
@@ -115,6 +144,14 @@ func (b *TrialResultApplyConfiguration) WithFidelity(value *TrialFidelityApplyCo
 // If called multiple times, the Report field is set to the value of the last call.
 func (b *TrialResultApplyConfiguration) WithReport(value string) *TrialResultApplyConfiguration {
 	b.Report = &value
+	return b
+}
+
+// WithFailedAttempts sets the FailedAttempts field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the FailedAttempts field is set to the value of the last call.
+func (b *TrialResultApplyConfiguration) WithFailedAttempts(value int32) *TrialResultApplyConfiguration {
+	b.FailedAttempts = &value
 	return b
 }
 

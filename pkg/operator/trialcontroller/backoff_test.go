@@ -1,7 +1,6 @@
 package trialcontroller
 
 import (
-	"context"
 	"strings"
 	"testing"
 	"time"
@@ -9,7 +8,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	secondaryschedulerv1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1"
-	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
 )
 
 func TestRetryDelayBacksOff(t *testing.T) {
@@ -87,24 +85,10 @@ func TestBackOffSaysWhen(t *testing.T) {
 // The controller carries the count from status through a trial that fails
 // again: an operator restarted between the two keeps backing off.
 func TestFailedTrialCountsItsAttempt(t *testing.T) {
-	swapped := operatorConfigMap(currentConfig)
-	swapped.Data[names.ConfigKey] = "profiles:\n- schedulerName: s\n  plugins: {filter: {disabled: [{name: '*'}]}}\n"
 	ss := trialSpec()
 	long := metav1.NewTime(time.Now().Add(-2 * time.Hour))
 	ss.Status.LastTrial = &secondaryschedulerv1.TrialResult{Key: "k1", Verdict: secondaryschedulerv1.TrialFailed, FailedAttempts: 2, FinishedAt: &long}
-	f := newFixture(t, ss)
-	if _, err := f.kube.CoreV1().ConfigMaps(names.OperandNamespace).Update(context.Background(), swapped, metav1.UpdateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	waitFor(t, "the cache to see the swap", func() bool {
-		cm, err := f.c.configMaps.Get(swapped.Name)
-		return err == nil && cm.Data[names.ConfigKey] == swapped.Data[names.ConfigKey]
-	})
-	f.sync(t)
-	waitFor(t, "the verdict", func() bool {
-		l := f.op.last()
-		return l != nil && *l.Verdict == secondaryschedulerv1.TrialFailed
-	})
+	f, _ := failOnSwappedBaseline(t, ss)
 	l := f.op.last()
 	if l.FailedAttempts == nil || *l.FailedAttempts != 3 || !strings.Contains(*l.Message, "20m0s after this trial (attempt 3 in a row") {
 		t.Errorf("failedAttempts %v, message %q; want the third attempt, retried 20 minutes later", l.FailedAttempts, *l.Message)

@@ -285,12 +285,13 @@ func TestJudgesAgainAndRetries(t *testing.T) {
 	<-f.runs
 }
 
-// A baseline ConfigMap swapped in the namespace (data that no longer hashes
-// to its name) fails the trial, naming it, and nothing is run with it.
-func TestSwappedBaselineFailsTheTrial(t *testing.T) {
+// failOnSwappedBaseline runs a trial of ss whose baseline ConfigMap was
+// swapped for one that places nothing, and waits for its Failed verdict.
+func failOnSwappedBaseline(t *testing.T, ss *secondaryschedulerv1.SecondaryScheduler) (*fixture, *corev1.ConfigMap) {
+	t.Helper()
 	swapped := operatorConfigMap(currentConfig)
 	swapped.Data[names.ConfigKey] = "profiles:\n- schedulerName: s\n  plugins: {filter: {disabled: [{name: '*'}]}}\n"
-	f := newFixture(t, trialSpec())
+	f := newFixture(t, ss)
 	if _, err := f.kube.CoreV1().ConfigMaps(names.OperandNamespace).Update(context.Background(), swapped, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -303,6 +304,13 @@ func TestSwappedBaselineFailsTheTrial(t *testing.T) {
 		l := f.op.last()
 		return l != nil && *l.Verdict == secondaryschedulerv1.TrialFailed
 	})
+	return f, swapped
+}
+
+// A baseline ConfigMap swapped in the namespace (data that no longer hashes
+// to its name) fails the trial, naming it, and nothing is run with it.
+func TestSwappedBaselineFailsTheTrial(t *testing.T) {
+	f, swapped := failOnSwappedBaseline(t, trialSpec())
 	if l := f.op.last(); !strings.Contains(*l.Message, swapped.Name) || !strings.Contains(*l.Message, "not the one the operator wrote") {
 		t.Errorf("message %q, want the swapped ConfigMap named", *l.Message)
 	}

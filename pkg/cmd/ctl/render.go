@@ -24,6 +24,7 @@ import (
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/clusterconfig"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render/problem"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render/schedulerconfig"
 )
 
@@ -70,7 +71,7 @@ func printRenderError(w io.Writer, err error) {
 	if errors.As(err, &ie) {
 		fmt.Fprintln(w, "error: the SecondaryScheduler cannot be rendered:")
 		for _, p := range ie.Problems {
-			fmt.Fprintln(w, "  "+p)
+			fmt.Fprintln(w, "  "+p.String())
 		}
 		return
 	}
@@ -265,7 +266,7 @@ func checkLayers(top *yamlv3.Node, literalOnly bool, configMap string) error {
 			continue // the strict decode names it, or the whole parse checks it
 		}
 		if err := schedulerconfig.CheckDocument([]byte(value.Value)); err != nil {
-			return &render.InputError{Problems: []string{fmt.Sprintf("%s %s: %v", configMap, key.Value, err)}}
+			return &render.InputError{Problems: []problem.Problem{{Source: configMap + " " + key.Value, Message: err.Error()}}}
 		}
 	}
 	return nil

@@ -64,7 +64,7 @@ func TestSchedulerArgs(t *testing.T) {
 				t.Fatalf("got %d problems, want %d:\n%s", len(ie.Problems), len(tt.want), err)
 			}
 			for i, w := range tt.want {
-				if !strings.Contains(ie.Problems[i], w) {
+				if !strings.Contains(ie.Problems[i].String(), w) {
 					t.Errorf("problem %d: %q does not contain %q", i, ie.Problems[i], w)
 				}
 			}
@@ -99,7 +99,7 @@ func TestDeploymentArgsAreAllowed(t *testing.T) {
 	}
 	errs := &problem.List{}
 	checkArgs("", "args", args, 0, true, errs)
-	if err := inputError(errs); err != nil {
+	if err := inputError(errs, nil); err != nil {
 		t.Errorf("the operator's own args %q: %v", args, err)
 	}
 }

@@ -14,9 +14,11 @@ import (
 )
 
 // mergeConfig reads the layers of the scheduler configuration a
-// SecondaryScheduler brings (doc.go) and merges them. Problems with the
-// inputs go to errs; the error return is for operator bugs.
-func mergeConfig(ss *secondaryschedulerv1.SecondaryScheduler, userCM *corev1.ConfigMap, observed []byte, merge mergeFunc, errs *problem.List) (*schedulerconfig.Config, error) {
+// SecondaryScheduler brings (doc.go) and merges them: the one merge of
+// render, whose document the scheduler runs or, refused, the problems are
+// found in. Problems with the inputs go to errs; the error return is for
+// operator bugs.
+func mergeConfig(ss *secondaryschedulerv1.SecondaryScheduler, userCM *corev1.ConfigMap, observed []byte, merge mergeFunc, errs *problem.List) (schedulerconfig.Result, error) {
 	var layers []schedulerconfig.Layer
 	if len(observed) > 0 {
 		layers = append(layers, schedulerconfig.Layer{Source: specSource(ss, "spec.observedConfig.kubeSchedulerConfiguration"), Data: observed})
@@ -38,13 +40,13 @@ func mergeConfig(ss *secondaryschedulerv1.SecondaryScheduler, userCM *corev1.Con
 			}
 		}
 		check(layers[:at])
-		errs.Add(unread)
+		errs.Addf("", "", "%s", unread)
 		check(layers[at:])
-		return nil, nil
+		return schedulerconfig.Result{}, nil
 	}
-	cfg, problems, err := merge(layers...)
-	errs.Add(problems...)
-	return cfg, err
+	r, err := merge(layers...)
+	errs.Add(r.Problems...)
+	return r, err
 }
 
 // userLayer reads the ConfigMap named by spec.schedulerConfig: nil when none
@@ -106,5 +108,5 @@ func CheckDocuments(ss *secondaryschedulerv1.SecondaryScheduler, userCM *corev1.
 			errs.Addf(l.Source, "", "%v", err)
 		}
 	}
-	return inputError(&errs)
+	return inputError(&errs, nil)
 }

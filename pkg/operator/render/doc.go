@@ -51,6 +51,11 @@
 //
 //	ConfigMap openshift-secondary-scheduler/my-config config.yaml: profiles[1].schedulerName: duplicate "foo"
 //
+// A problem of the scheduler configuration also names its subject in the
+// merged configuration (profiles[1].schedulerName here, or a plugin), and the
+// InputError keeps the merged document the problems were found in, so a test
+// can ask a scheduler binary about the very document the operator refused.
+//
 // # Observed config
 //
 // spec.observedConfig holds servingInfo.minTLSVersion and servingInfo.cipherSuites

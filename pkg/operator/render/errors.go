@@ -13,12 +13,22 @@ import (
 // what to do>", e.g.
 //
 //	ConfigMap openshift-secondary-scheduler/my-config config.yaml: profiles[1].schedulerName: duplicate "foo"
+//
+// A problem of the scheduler configuration also names its subject in the
+// merged configuration (problem.Subject), the field or plugin kube-scheduler
+// would name when refusing the same document.
 type InputError struct {
-	Problems []string
+	Problems []problem.Problem
+	// Config is the merged scheduler configuration (config.yaml) the
+	// problems were found in, or that the scheduler would have read were
+	// they ignored: every layer merged, the operator-owned fields set. It is
+	// nil when the layers could not be merged: a layer is no YAML object or
+	// over the bounds, or the user's ConfigMap cannot be read.
+	Config []byte
 }
 
 func (e *InputError) Error() string {
-	return strings.Join(e.Problems, "\n")
+	return strings.Join(problem.Strings(e.Problems), "\n")
 }
 
 // IsInputError tells whether err (or an error it wraps) is an *InputError.
@@ -27,10 +37,11 @@ func IsInputError(err error) bool {
 	return errors.As(err, &ie)
 }
 
-// inputError wraps the problems recorded so far, nil when there are none.
-func inputError(p *problem.List) error {
+// inputError wraps the problems recorded so far and the merged scheduler
+// configuration, nil when there are no problems.
+func inputError(p *problem.List, config []byte) error {
 	if p.Len() == 0 {
 		return nil
 	}
-	return &InputError{Problems: p.Strings()}
+	return &InputError{Problems: p.Problems(), Config: config}
 }

@@ -128,7 +128,7 @@ func (r *Renderer) Render(in Inputs) (*Objects, error) {
 }
 
 // mergeFunc is schedulerconfig.Merge or a memo's Merge.
-type mergeFunc func(...schedulerconfig.Layer) (*schedulerconfig.Config, []string, error)
+type mergeFunc func(...schedulerconfig.Layer) (schedulerconfig.Result, error)
 
 func renderWith(in Inputs, merge mergeFunc) (*Objects, error) {
 	ss := in.SecondaryScheduler
@@ -138,20 +138,21 @@ func renderWith(in Inputs, merge mergeFunc) (*Objects, error) {
 	errs := &problem.List{}
 	validateSpec(ss, in.ServingCertAvailable, errs)
 	observed := parseObservedConfig(ss, errs)
-	cfg, err := mergeConfig(ss, in.UserConfig, observed.kubeSchedulerConfiguration, merge, errs)
+	merged, err := mergeConfig(ss, in.UserConfig, observed.kubeSchedulerConfiguration, merge, errs)
 	if err != nil {
 		return nil, err
 	}
-	if err := inputError(errs); err != nil {
+	if err := inputError(errs, merged.Merged); err != nil {
 		return nil, err
 	}
+	cfg := merged.Config
 	o := fixedObjects(cfg)
 	o.Extra = extraRBAC(ss)
 	if o.Deployment, o.TemplateHash, err = renderDeployment(templates().deployment.DeepCopy(), ss, observed, cfg.Hash, in.ServingCertAvailable); err != nil {
 		return nil, err
 	}
 	checkPodSecurity("SecondaryScheduler "+ss.Name, ss, &o.Deployment.Spec.Template, enforcedLevel(in.PodSecurityEnforce), errs)
-	if err := inputError(errs); err != nil {
+	if err := inputError(errs, cfg.YAML); err != nil {
 		return nil, err
 	}
 	if err := judgeCeiling(ss, in.Ceiling); err != nil {

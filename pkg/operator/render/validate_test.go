@@ -13,6 +13,7 @@ import (
 
 	secondaryschedulerv1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render/problem"
 )
 
 const cmSource = "ConfigMap openshift-secondary-scheduler/my-config config.yaml: "
@@ -159,7 +160,7 @@ func wantProblems(t *testing.T, in Inputs, want []string) {
 	if !IsInputError(err) {
 		t.Fatalf("%v is not an InputError", err)
 	}
-	lines := err.(*InputError).Problems
+	lines := problem.Strings(err.(*InputError).Problems)
 	if len(lines) != len(want) {
 		t.Fatalf("got %d problems, want %d:\n%s", len(lines), len(want), err)
 	}

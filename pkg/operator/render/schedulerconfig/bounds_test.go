@@ -20,7 +20,7 @@ func TestDocumentBounds(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			_, problems, err := Merge(user(tc.config))
+			_, problems, err := mergeStrings(user(tc.config))
 			if err != nil || len(problems) != 1 || !strings.Contains(problems[0], tc.want) {
 				t.Fatalf("Merge: %q, %v; want %q", problems, err, tc.want)
 			}
@@ -36,12 +36,12 @@ func TestDocumentBounds(t *testing.T) {
 	if got := strings.Count(atBound, ",") + strings.Count(atBound, ":") + strings.Count(atBound, "-") + strings.Count(atBound, "[") + strings.Count(atBound, "{"); got != MaxIndicators {
 		t.Fatalf("the document at the bound holds %d indicators", got)
 	}
-	if _, problems, err := Merge(user(atBound)); err != nil || len(problems) > 0 {
+	if _, problems, err := mergeStrings(user(atBound)); err != nil || len(problems) > 0 {
 		t.Errorf("%d indicators: %q, %v", MaxIndicators, problems, err)
 	}
 	over := values(MaxIndicators - 8)
 	want := fmt.Sprintf("line %d: more than %d of the characters that begin YAML entries", 4+MaxIndicators-9, MaxIndicators)
-	if _, problems, err := Merge(user(over)); err != nil || len(problems) != 1 || !strings.Contains(problems[0], want) {
+	if _, problems, err := mergeStrings(user(over)); err != nil || len(problems) != 1 || !strings.Contains(problems[0], want) {
 		t.Errorf("%d indicators: %q, %v; want %q", MaxIndicators+1, problems, err, want)
 	}
 }

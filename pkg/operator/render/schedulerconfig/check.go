@@ -28,19 +28,22 @@ func checkMerged(data []byte, merged map[string]interface{}, layers []*layer, or
 
 	profiles, _ := merged["profiles"].([]interface{})
 	if len(profiles) == 0 {
-		errs.Addf(mergedSource, "profiles", "no profile left; list at least one")
+		errs.AddAbout(problem.Subject{Field: "profiles"}, mergedSource, "profiles", "no profile left; list at least one")
 		return nil
 	}
 	var names []string
 	var first *queueSort
-	for _, item := range profiles {
+	for i, item := range profiles {
 		p, _ := item.(map[string]interface{})
+		// kube-scheduler names the list it counts (plugins.queueSort.enabled),
+		// and the set it compares across profiles (plugins.queueSort).
+		queueSortField := problem.Subject{Field: problem.Index("profiles", i) + ".plugins.queueSort"}
 		name, _ := p["schedulerName"].(string)
 		names = append(names, name)
 		qs := queueSortOf(p)
 		at := where(origins, name)
 		if len(qs.plugins) > 1 {
-			errs.Addf(at.source, problem.Index("profiles", at.index)+".plugins.queueSort",
+			errs.AddAbout(problem.Subject{Field: queueSortField.Field + ".enabled"}, at.source, problem.Index("profiles", at.index)+".plugins.queueSort",
 				"profile %q would sort the queue with %s; kube-scheduler allows one queueSort plugin: "+
 					`disable the others (queueSort.disabled: [{name: "*"}] turns off the default %s)`,
 				name, strings.Join(qs.plugins, " and "), prioritySort)
@@ -57,12 +60,12 @@ func checkMerged(data []byte, merged map[string]interface{}, layers []*layer, or
 			continue
 		}
 		if qs.plugins[0] != first.plugins[0] {
-			errs.Addf(at.source, problem.Index("profiles", at.index)+".plugins.queueSort",
+			errs.AddAbout(queueSortField, at.source, problem.Index("profiles", at.index)+".plugins.queueSort",
 				"profile %q sorts the queue with %s but profile %q with %s; kube-scheduler has one queue, "+
 					"so every profile must use the same queueSort plugin",
 				name, qs.plugins[0], first.profile, first.plugins[0])
 		} else if !reflect.DeepEqual(qs.args, first.args) {
-			errs.Addf(at.source, problem.Index("profiles", at.index)+".pluginConfig",
+			errs.AddAbout(problem.Subject{Field: problem.Index("profiles", i) + ".pluginConfig"}, at.source, problem.Index("profiles", at.index)+".pluginConfig",
 				"profile %q configures queueSort plugin %s differently from profile %q; kube-scheduler has one queue, "+
 					"so give every profile the same args for it", name, qs.plugins[0], first.profile)
 		}

@@ -1,6 +1,7 @@
 package schedulerconfig
 
 import (
+	"bytes"
 	"encoding/json"
 	"regexp"
 	"strings"
@@ -49,7 +50,8 @@ var (
 	// sigs.k8s.io/json reports unknown and duplicate fields as `unknown field "a.b[0].c"`.
 	strictFieldRE = regexp.MustCompile(`^(unknown|duplicate) field "(.*)"$`)
 	// and wrong types as encoding/json does, with the path minus list indices.
-	typeErrRE  = regexp.MustCompile(`cannot unmarshal (\w+) into Go struct field [^.\s]+\.(\S+) of type (\S+)`)
+	// A number out of range reads "cannot unmarshal number 2147483648 into ...".
+	typeErrRE  = regexp.MustCompile(`cannot unmarshal (\w+)(?: (\S+))? into Go struct field [^.\s]+\.(\S+) of type (\S+)`)
 	valueErrRE = regexp.MustCompile(`cannot unmarshal (\w+) into Go value of type (\S+)`)
 )
 
@@ -58,7 +60,12 @@ func strictDecode(source, prefix string, data []byte, into interface{}, errs *pr
 	if err != nil {
 		msg := err.Error()
 		if m := typeErrRE.FindStringSubmatch(msg); m != nil {
-			errs.Addf(source, problem.JoinPath(prefix, m[2]), "must be %s, not %s", goTypeWords(m[3]), jsonWord(m[1]))
+			path := problem.JoinPath(prefix, indexedPath(data, m[3], m[1]))
+			if m[2] != "" {
+				errs.Addf(source, path, "%s is out of range for %s", m[2], m[4])
+			} else {
+				errs.Addf(source, path, "must be %s, not %s", goTypeWords(m[4]), jsonWord(m[1]))
+			}
 		} else if m := valueErrRE.FindStringSubmatch(msg); m != nil {
 			errs.Addf(source, prefix, "must be %s, not %s", goTypeWords(m[2]), jsonWord(m[1]))
 		} else {
@@ -113,4 +120,60 @@ func goTypeWords(t string) string {
 		return `a duration such as "15s"`
 	}
 	return "an object"
+}
+
+// indexedPath is the path, list indexes included, of the one value of the
+// JSON kind at path in data, which encoding/json names without its indexes
+// (profiles.plugins.score.enabled.weight); path itself when no value, or more
+// than one, fits.
+func indexedPath(data []byte, path, kind string) string {
+	var doc interface{}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	if dec.Decode(&doc) != nil {
+		return path
+	}
+	var found []string
+	var walk func(v interface{}, at, rest string)
+	walk = func(v interface{}, at, rest string) {
+		if rest == "" {
+			if jsonKind(v) == kind {
+				found = append(found, at)
+			}
+			return
+		}
+		switch v := v.(type) {
+		case []interface{}:
+			for i, item := range v {
+				walk(item, problem.Index(at, i), rest)
+			}
+		case map[string]interface{}:
+			field, after, _ := strings.Cut(rest, ".")
+			if child, ok := v[field]; ok {
+				walk(child, problem.JoinPath(at, field), after)
+			}
+		}
+	}
+	walk(doc, "", path)
+	if len(found) != 1 {
+		return path
+	}
+	return found[0]
+}
+
+// jsonKind is how encoding/json names the kind of a decoded value in its errors.
+func jsonKind(v interface{}) string {
+	switch v.(type) {
+	case json.Number, float64:
+		return "number"
+	case string:
+		return "string"
+	case bool:
+		return "bool"
+	case []interface{}:
+		return "array"
+	case map[string]interface{}:
+		return "object"
+	}
+	return "null"
 }

@@ -64,7 +64,10 @@
 // args, and what an older release's own plugins lack. A configuration that
 // passes here but that the scheduler refuses at start-up is caught by the
 // rollout instead (the target config controller rolls it back). All problems
-// are returned together, and render returns them in an *InputError.
+// are returned together, each with its subject in the merged document (the
+// field path or plugin kube-scheduler names for it), and with the merged
+// document itself: a layer with problems still merges, unchecked, unless it is
+// no object at all. render returns them in an *InputError.
 //
 // # Bounds
 //

@@ -133,8 +133,9 @@ func (f framework) checkRequired() {
 			unknown = unknown || !known
 		}
 		if n == 0 && !unknown {
-			source, path := f.loc.locateInProfile(f.profile, ".plugins."+e.name, problem.Index("profiles", f.index)+".plugins."+e.name)
-			f.errs.Addf(source, path, "profile %q has no %s plugin left and kube-scheduler needs one: enable one "+
+			field := problem.Index("profiles", f.index) + ".plugins." + e.name
+			source, path := f.loc.locateInProfile(f.profile, ".plugins."+e.name, field)
+			f.errs.AddAbout(problem.Subject{Field: field}, source, path, "profile %q has no %s plugin left and kube-scheduler needs one: enable one "+
 				"(%s is kube-scheduler's own) or stop disabling it (kube-scheduler refuses this)", f.profile.SchedulerName, e.name, own)
 		}
 	}
@@ -142,7 +143,8 @@ func (f framework) checkRequired() {
 
 func (f framework) report(point, plugin string, nth int, format string, args ...interface{}) {
 	source, path := f.loc.pluginEntry(f.profile, f.index, point, plugin, nth)
-	f.errs.Addf(source, path, format+" (kube-scheduler refuses this)", args...)
+	subject := problem.Subject{Field: problem.Index("profiles", f.index) + ".plugins." + point, Plugin: plugin}
+	f.errs.AddAbout(subject, source, path, format+" (kube-scheduler refuses this)", args...)
 }
 
 // pluginEntry locates the nth listing (0 the first) of plugin in a profile's

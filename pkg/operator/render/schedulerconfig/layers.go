@@ -32,8 +32,9 @@ type layer struct {
 }
 
 // parseLayer decodes a YAML or JSON layer and checks it on its own, so that every
-// problem is reported against the layer the user wrote. It returns nil when the
-// layer has problems (recorded in errs) and an empty layer for empty data.
+// problem is reported against the layer the user wrote (recorded in errs). It
+// returns nil when the layer is no object to merge (over the bounds, not YAML,
+// not an object), and an empty layer for empty data.
 func parseLayer(in Layer, errs *problem.List) *layer {
 	source, data := in.Source, in.Data
 	l := &layer{source: source, obj: map[string]interface{}{}, replaceProfiles: in.ReplaceProfiles}
@@ -65,14 +66,11 @@ func parseLayer(in Layer, errs *problem.List) *layer {
 	checkTypeMeta(source, obj, errs)
 	if errs.Len() > before {
 		// A v1beta3 layer fails the v1 decode in a dozen ways; the version is the news.
-		return nil
+		return l
 	}
 	decodeSchedulerConfig(source, j, errs)
 	checkProfiles(source, obj, errs)
 	checkExtenders(source, obj, errs)
-	if errs.Len() > before {
-		return nil
-	}
 	return l
 }
 
@@ -80,7 +78,7 @@ func parseLayer(in Layer, errs *problem.List) *layer {
 func parseInternalLayer(asset string) (*layer, error) {
 	errs := &problem.List{}
 	l := parseLayer(Layer{Source: "bindata " + asset, Data: bindata.MustAsset(asset)}, errs)
-	if errs.Len() > 0 {
+	if l == nil || errs.Len() > 0 {
 		return nil, fmt.Errorf("embedded scheduler configuration is invalid: %s", strings.Join(errs.Strings(), "; "))
 	}
 	return l, nil

@@ -16,32 +16,31 @@ type Memo struct {
 	mu sync.Mutex
 	// layers are copies of the last layers merged: callers may reuse their
 	// buffers.
-	layers   []Layer
-	cfg      *Config
-	problems []string
-	valid    bool
+	layers []Layer
+	result Result
+	valid  bool
 }
 
 // Merge is Merge(layers...), answered from the memo when the layers equal
 // the last ones. Each caller gets its own copy of the result. Operator bugs
 // (the error) are not kept: the next call tries again.
-func (m *Memo) Merge(layers ...Layer) (*Config, []string, error) {
+func (m *Memo) Merge(layers ...Layer) (Result, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.valid && sameLayers(m.layers, layers) {
-		return m.cfg.copy(), slices.Clone(m.problems), nil
+		return m.result.copy(), nil
 	}
-	cfg, problems, err := mergeUncached(layers...)
+	r, err := mergeUncached(layers...)
 	if err != nil {
 		m.valid = false
-		return nil, nil, err
+		return Result{}, err
 	}
 	m.layers = make([]Layer, len(layers))
 	for i, l := range layers {
 		m.layers[i] = Layer{Source: l.Source, Data: bytes.Clone(l.Data), ReplaceProfiles: l.ReplaceProfiles}
 	}
-	m.cfg, m.problems, m.valid = cfg.copy(), slices.Clone(problems), true
-	return cfg, problems, nil
+	m.result, m.valid = r.copy(), true
+	return r, nil
 }
 
 // mergeUncached is Merge; tests count the calls that miss the memo.
@@ -51,6 +50,10 @@ func sameLayers(a, b []Layer) bool {
 	return slices.EqualFunc(a, b, func(x, y Layer) bool {
 		return x.Source == y.Source && x.ReplaceProfiles == y.ReplaceProfiles && bytes.Equal(x.Data, y.Data)
 	})
+}
+
+func (r Result) copy() Result {
+	return Result{Config: r.Config.copy(), Merged: bytes.Clone(r.Merged), Problems: slices.Clone(r.Problems)}
 }
 
 // copy is nil for nil: a refused merge has problems and no Config.

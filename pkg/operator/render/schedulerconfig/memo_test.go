@@ -19,7 +19,7 @@ const (
 // the layers differ from the last ones.
 func TestMemoAnswersAsMerge(t *testing.T) {
 	calls := 0
-	mergeUncached = func(l ...Layer) (*Config, []string, error) { calls++; return Merge(l...) }
+	mergeUncached = func(l ...Layer) (Result, error) { calls++; return Merge(l...) }
 	t.Cleanup(func() { mergeUncached = Merge })
 
 	steps := []struct {
@@ -44,24 +44,25 @@ func TestMemoAnswersAsMerge(t *testing.T) {
 	}
 	for _, step := range steps {
 		before := calls
-		got, gotProblems, err := new(Memo).Merge(step.layers...) // a fresh memo: Merge's answer
+		got, err := new(Memo).Merge(step.layers...) // a fresh memo: Merge's answer
 		calls = before
 		if err != nil {
 			t.Fatalf("%s: %v", step.name, err)
 		}
-		memoGot, memoProblems, err := memo.Merge(step.layers...)
+		memoGot, err := memo.Merge(step.layers...)
 		if err != nil {
 			t.Fatalf("%s: memo: %v", step.name, err)
 		}
-		if !reflect.DeepEqual(got, memoGot) || !reflect.DeepEqual(gotProblems, memoProblems) {
-			t.Errorf("%s: memo gave %s %q, Merge gave %s %q", step.name, describe(memoGot), memoProblems, describe(got), gotProblems)
+		if !reflect.DeepEqual(got, memoGot) {
+			t.Errorf("%s: memo gave %s %q, Merge gave %s %q", step.name, describe(memoGot.Config), memoGot.Problems, describe(got.Config), got.Problems)
 		}
 		if merged := calls > before; merged != step.merges {
 			t.Errorf("%s: merged %v, want %v", step.name, merged, step.merges)
 		}
 	}
-	if _, problems, _ := memo.Merge(layers(refused)...); len(problems) == 0 || !strings.Contains(problems[0], "percentageOfNodesToScore") {
-		t.Errorf("refused layers: problems %q, want one naming percentageOfNodesToScore", problems)
+	r, _ := memo.Merge(layers(refused)...)
+	if len(r.Problems) == 0 || r.Problems[0].Subject.Field != "percentageOfNodesToScore" || !strings.Contains(string(r.Merged), "percentageOfNodesToScore: 101") {
+		t.Errorf("refused layers: problems %q and merged document\n%s\nwant a problem about percentageOfNodesToScore, and the document that sets it", r.Problems, r.Merged)
 	}
 }
 
@@ -74,14 +75,14 @@ func TestMemoKeepsItsOwnCopies(t *testing.T) {
 	var m Memo
 	merge := func(data []byte) *Config {
 		t.Helper()
-		cfg, problems, err := m.Merge(Layer{Source: "cm", Data: data, ReplaceProfiles: true})
-		if err != nil || cfg == nil {
-			t.Fatalf("merge: %v %q", err, problems)
+		r, err := m.Merge(Layer{Source: "cm", Data: data, ReplaceProfiles: true})
+		if err != nil || r.Config == nil {
+			t.Fatalf("merge: %v %q", err, r.Problems)
 		}
-		return cfg
+		return r.Config
 	}
 	spoil := func(c *Config) { c.YAML[0] = 'X'; c.SchedulerNames[0] = "spoiled" }
-	want, _, _ := Merge(Layer{Source: "cm", Data: []byte(oneProfile), ReplaceProfiles: true})
+	want, _, _ := mergeStrings(Layer{Source: "cm", Data: []byte(oneProfile), ReplaceProfiles: true})
 
 	buf := []byte(oneProfile)
 	spoil(merge(buf)) // a miss
@@ -101,13 +102,14 @@ func TestMemoKeepsItsOwnCopies(t *testing.T) {
 	}
 
 	refusedLayer := Layer{Source: "cm", Data: []byte(refused), ReplaceProfiles: true}
-	_, wantProblems, _ := Merge(refusedLayer)
+	wantRefused, _ := Merge(refusedLayer)
 	for i := range 3 {
-		_, problems, _ := m.Merge(refusedLayer)
-		if !reflect.DeepEqual(problems, wantProblems) {
-			t.Fatalf("refusal %d after a caller changed its problems: got %q, want %q", i, problems, wantProblems)
+		r, _ := m.Merge(refusedLayer)
+		if !reflect.DeepEqual(r, wantRefused) {
+			t.Fatalf("refusal %d after a caller changed its problems or document: got %q\n%s\nwant %q\n%s", i, r.Problems, r.Merged, wantRefused.Problems, wantRefused.Merged)
 		}
-		problems[0] = "spoiled"
+		r.Problems[0].Message = "spoiled"
+		r.Merged[0] = 'X'
 	}
 }
 
@@ -127,8 +129,8 @@ func BenchmarkMemo(b *testing.B) {
 	b.Run("merge", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			if _, p, err := Merge(in...); err != nil || len(p) > 0 {
-				b.Fatal(err, p)
+			if r, err := Merge(in...); err != nil || len(r.Problems) > 0 {
+				b.Fatal(err, r.Problems)
 			}
 		}
 	})
@@ -136,8 +138,8 @@ func BenchmarkMemo(b *testing.B) {
 		var m Memo
 		b.ReportAllocs()
 		for b.Loop() {
-			if _, p, err := m.Merge(in...); err != nil || len(p) > 0 {
-				b.Fatal(err, p)
+			if r, err := m.Merge(in...); err != nil || len(r.Problems) > 0 {
+				b.Fatal(err, r.Problems)
 			}
 		}
 	})

@@ -43,39 +43,73 @@ type origin struct {
 	index  int
 }
 
+// Result is what Merge gives.
+type Result struct {
+	// Config is the merged, checked configuration; nil when there are problems.
+	Config *Config
+	// Merged is the merged document (YAML) that was checked, or that would
+	// have been had every layer been sound: the layers merged and the
+	// operator-owned fields set, as a refused configuration would run. It is
+	// nil only when a layer is no document at all (over the bounds, not YAML,
+	// not an object): then there is nothing to merge.
+	Merged []byte
+	// Problems are those of the layers and of the merged configuration.
+	Problems []problem.Problem
+}
+
 // Merge builds the scheduler configuration from the embedded default, the
 // given layers in order, and the operator-owned fields on top (doc.go). Each
-// layer is checked on its own first; when one has problems nothing is merged.
-// Problems with the layers are returned, each "<source>: <path>: <what>"; the
+// layer is checked on its own first; when one has problems the merged
+// document is not checked (its problems would repeat them, confusingly), but
+// is still returned. Problems with the layers are returned, each
+// "<source>: <path>: <what>" with its subject in the merged document; the
 // error is for operator bugs.
-func Merge(layers ...Layer) (*Config, []string, error) {
+func Merge(layers ...Layer) (Result, error) {
 	internal, err := internalLayers()
 	if err != nil {
-		return nil, nil, err
+		return Result{}, err
 	}
 	errs := &problem.List{}
 	parsed := []*layer{internal[0]}
+	unreadable := false
 	for _, in := range layers {
-		parsed = append(parsed, parseLayer(in, errs))
+		l := parseLayer(in, errs)
+		unreadable = unreadable || l == nil
+		parsed = append(parsed, l)
 	}
-	if errs.Len() > 0 {
-		return nil, errs.Strings(), nil // a broken layer would only add confusing problems to the merge
+	if unreadable {
+		return Result{Problems: errs.Problems()}, nil
 	}
 	parsed = append(parsed, internal[1])
-	cfg, err := merge(parsed, errs)
-	return cfg, errs.Strings(), err
+	merged, data, origins, err := overlayLayers(parsed)
+	if err != nil {
+		return Result{}, err
+	}
+	var r Result
+	if errs.Len() > 0 {
+		r.Problems = errs.Problems()
+		r.Merged, err = yaml.JSONToYAML(data)
+	} else {
+		r, err = checkLayered(parsed, merged, data, origins, errs)
+	}
+	if err != nil {
+		return Result{}, fmt.Errorf("encode merged scheduler configuration: %w", err)
+	}
+	r.Problems = withSubjects(r.Problems, parsed, merged)
+	return r, nil
 }
 
 // Check parses and checks one layer on its own, as Merge does first, and
 // returns its problems.
-func Check(l Layer) []string {
+func Check(l Layer) []problem.Problem {
 	errs := &problem.List{}
 	parseLayer(l, errs)
-	return errs.Strings()
+	return errs.Problems()
 }
 
-// merge overlays sound layers and checks the result.
-func merge(layers []*layer, errs *problem.List) (*Config, error) {
+// overlayLayers overlays the layers, in order, and encodes the result as
+// JSON. origins maps each schedulerName to where its profile was last written.
+func overlayLayers(layers []*layer) (map[string]interface{}, []byte, map[string]origin, error) {
 	merged := map[string]interface{}{}
 	origins := map[string]origin{}
 	for _, l := range layers {
@@ -90,18 +124,20 @@ func merge(layers []*layer, errs *problem.List) (*Config, error) {
 	}
 	data, err := json.Marshal(merged)
 	if err != nil {
-		return nil, fmt.Errorf("encode merged scheduler configuration: %w", err)
+		return nil, nil, nil, fmt.Errorf("encode merged scheduler configuration: %w", err)
 	}
+	return merged, data, origins, nil
+}
+
+// checkLayered checks the merge of sound layers.
+func checkLayered(layers []*layer, merged map[string]interface{}, data []byte, origins map[string]origin, errs *problem.List) (Result, error) {
 	names := checkMerged(data, merged, layers, origins, errs)
-	if errs.Len() > 0 {
-		return nil, nil
-	}
 	out, err := yaml.JSONToYAML(data)
-	if err != nil {
-		return nil, fmt.Errorf("encode merged scheduler configuration: %w", err)
+	if err != nil || errs.Len() > 0 {
+		return Result{Merged: out, Problems: errs.Problems()}, err
 	}
 	sort.Strings(names)
-	return &Config{YAML: out, Hash: Hash(out), SchedulerNames: names}, nil
+	return Result{Config: &Config{YAML: out, Hash: Hash(out), SchedulerNames: names}, Merged: out}, nil
 }
 
 // Hash is the hex SHA-256 of a merged config.yaml: its identity.

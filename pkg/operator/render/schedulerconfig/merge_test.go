@@ -3,6 +3,8 @@ package schedulerconfig
 import (
 	"strings"
 	"testing"
+
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render/problem"
 )
 
 // The sources render gives the user's ConfigMap and the overrides, so the
@@ -26,7 +28,7 @@ func layers(cfg string) []Layer { return []Layer{user(cfg)} }
 // prefix of one problem, in this order; no problem at all for an empty want.
 func wantProblems(t *testing.T, layers []Layer, want []string) {
 	t.Helper()
-	cfg, problems, err := Merge(layers...)
+	cfg, problems, err := mergeStrings(layers...)
 	if err != nil {
 		t.Fatalf("Merge: %v, want problems %q", err, want)
 	}
@@ -41,4 +43,10 @@ func wantProblems(t *testing.T, layers []Layer, want []string) {
 			t.Errorf("problem %d:\n got: %s\nwant: %s...", i, problems[i], w)
 		}
 	}
+}
+
+// mergeStrings is Merge with the problems worded.
+func mergeStrings(layers ...Layer) (*Config, []string, error) {
+	r, err := Merge(layers...)
+	return r.Config, problem.Strings(r.Problems), err
 }

@@ -53,7 +53,7 @@ func checkUpstream(data []byte, layers []*layer, origins map[string]origin, errs
 			var fe *field.Error
 			if errors.As(e, &fe) {
 				source, path := loc.locate(fe.Field)
-				errs.Addf(source, path, "%s (kube-scheduler refuses this)", fe.ErrorBody())
+				errs.AddAbout(problem.Subject{Field: fe.Field}, source, path, "%s (kube-scheduler refuses this)", fe.ErrorBody())
 				continue
 			}
 			errs.Addf(mergedSource, "", "%v (kube-scheduler refuses this)", e)
@@ -78,8 +78,9 @@ func checkUpstream(data []byte, layers []*layer, origins map[string]origin, errs
 	// kube-scheduler would serve this name and race the cluster's scheduler.
 	for i, p := range cfg.Profiles {
 		if p.SchedulerName == defaultSchedulerName {
-			source, path := loc.locate(problem.Index("profiles", i) + ".schedulerName")
-			errs.Addf(source, path, "kube-scheduler would serve %q, which belongs to the cluster's default scheduler; "+
+			field := problem.Index("profiles", i) + ".schedulerName"
+			source, path := loc.locate(field)
+			errs.AddAbout(problem.Subject{Field: field}, source, path, "kube-scheduler would serve %q, which belongs to the cluster's default scheduler; "+
 				"give every profile its own schedulerName", defaultSchedulerName)
 		}
 	}

@@ -64,7 +64,7 @@ test-rules: promtool
 # scheduler-plugins' binaries, on the corpus in test/configdiff/testdata/corpus.
 test-configdiff: controlplane
 	KUBE_SCHEDULER=$(CURDIR)/_output/controlplane/bin/kube-scheduler SCHEDULER_PLUGINS=$(CURDIR)/_output/controlplane/bin/scheduler-plugins \
-	  go test ./test/configdiff/... -count=1
+	  go test -v -timeout 30m ./test/configdiff/... -count=1
 
 # Builds (or reuses) the local control plane binaries under _output/controlplane.
 controlplane:

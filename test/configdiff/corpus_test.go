@@ -2,8 +2,10 @@ package configdiff
 
 import (
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
+	"regexp"
 	"testing"
 
 	configv1 "github.com/openshift/api/config/v1"
@@ -13,11 +15,11 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/yaml"
 
-	"github.com/openshift/secondary-scheduler-operator/bindata"
 	secondaryschedulerv1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/clusterconfig"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render/problem"
 )
 
 // corpusCase is one entry of testdata/corpus/*.yaml (its README.md explains them).
@@ -34,6 +36,10 @@ type corpusCase struct {
 	OperatorStricter string `json:"operatorStricter,omitempty"`
 	// BinaryOnly: only the scheduler binary can know; the operator accepts it.
 	BinaryOnly string `json:"binaryOnly,omitempty"`
+	// ReleaseDifference: the binary's release judges the document otherwise
+	// (the verdict, or what a refusal names); the reason names the upstream
+	// change, a pull request (kubernetes/kubernetes#N) or a release (Kubernetes 1.N).
+	ReleaseDifference string `json:"releaseDifference,omitempty"`
 	// OnlyFor limits the intended difference to one binary; the other must
 	// agree with the operator.
 	OnlyFor string `json:"onlyFor,omitempty"`
@@ -85,64 +91,37 @@ func (c corpusCase) observedLayer(t *testing.T) map[string]interface{} {
 	return layer
 }
 
-// renderCase runs the operator's render step on the case. Accepted, it returns
-// the config.yaml of the ConfigMap the operator would create: what the
-// scheduler pods read.
+// renderCase runs the operator's render step on the case. It returns the
+// config.yaml the operator renders (what the scheduler pods read) or, refused,
+// the merged document its problems were found in, with their subjects; no
+// document when the layers could not be merged.
 func renderCase(t *testing.T, c corpusCase) (verdict, []byte) {
 	t.Helper()
 	objs, err := render.Render(c.inputs(t))
-	if err != nil && !render.IsInputError(err) {
+	var ie *render.InputError
+	switch {
+	case err == nil:
+		return verdict{accepted: true}, []byte(objs.ConfigMap.Data[names.ConfigKey])
+	case !errors.As(err, &ie):
 		t.Fatalf("case %q: render failed for a reason other than its input: %v", c.Name, err)
 	}
-	if err != nil {
-		return verdict{reason: err.Error()}, nil
-	}
-	return verdict{accepted: true}, []byte(objs.ConfigMap.Data[names.ConfigKey])
-}
-
-// layeredByHand is what the binaries get for a case the operator refuses, for
-// which it renders no ConfigMap: the default layer, then the observed, the
-// user's and the overrides layers, each merged the simplest way (objects key
-// by key, anything else, lists included, replaced), then the operator-owned
-// fields. So for a refused case the binary judges what the layers say without
-// the operator's merge of named list entries (profiles by schedulerName,
-// pluginConfig by name): a user's profile list replaces the default one, as
-// the operator's merge also does, and an overrides profile list replaces it
-// too instead of merging into it. The comparison then is: the operator refuses
-// the layers; does the binary refuse what they ask for?
-func layeredByHand(t *testing.T, c corpusCase) []byte {
-	t.Helper()
-	cfg := map[string]interface{}{}
-	layers := [][]byte{bindata.MustAsset("assets/config/defaultconfig.yaml")}
-	if layer := c.observedLayer(t); layer != nil {
-		layers = append(layers, mustJSON(t, layer))
-	}
-	for _, data := range append(layers, []byte(c.Config), []byte(c.Overrides)) {
-		var layer map[string]interface{}
-		mustUnmarshal(t, c.Name, data, &layer)
-		overlay(cfg, layer)
-	}
-	var owned map[string]interface{}
-	mustUnmarshal(t, "bindata operator-owned", bindata.MustAsset("assets/config/operator-owned.yaml"), &owned)
-	// Layer 5 owns these fields only; its apiVersion and kind say what it is.
-	delete(owned, "apiVersion")
-	delete(owned, "kind")
-	overlay(cfg, owned)
-	return mustJSON(t, cfg)
-}
-
-// overlay merges src into dst: objects recursively, anything else replaced.
-func overlay(dst, src map[string]interface{}) {
-	for k, v := range src {
-		sm, ok := v.(map[string]interface{})
-		dm, dok := dst[k].(map[string]interface{})
-		if ok && dok {
-			overlay(dm, sm)
-			continue
+	v := verdict{reason: err.Error()}
+	for _, p := range ie.Problems {
+		if p.Subject != (problem.Subject{}) {
+			v.subjects = append(v.subjects, p.Subject)
 		}
-		dst[k] = v
 	}
+	if rewriteOperatorSubjects != nil {
+		v.subjects = rewriteOperatorSubjects(c, v.subjects)
+	}
+	return v, ie.Config
 }
+
+// rewriteOperatorSubjects, when set, replaces the subjects of the operator's
+// refusal of a case: a test's way to make the operator refuse for a reason
+// the binaries do not give, and see it caught. It lives in this test package,
+// out of users' reach.
+var rewriteOperatorSubjects func(corpusCase, []problem.Subject) []problem.Subject
 
 // readCorpus reads every file of testdata/corpus, in name order.
 func readCorpus(t *testing.T) []corpusCase {
@@ -172,15 +151,31 @@ func checkCorpus(t *testing.T, cases []corpusCase) {
 		switch {
 		case c.Name == "" || seen[c.Name]:
 			t.Fatalf("testdata/corpus: every case needs a unique name (%q)", c.Name)
-		case c.OperatorStricter != "" && c.BinaryOnly != "":
-			t.Fatalf("case %q: operatorStricter and binaryOnly exclude each other", c.Name)
-		case c.OnlyFor != "" && c.OperatorStricter == "" && c.BinaryOnly == "":
+		case countSet(c.OperatorStricter, c.BinaryOnly, c.ReleaseDifference) > 1:
+			t.Fatalf("case %q: operatorStricter, binaryOnly and releaseDifference exclude each other", c.Name)
+		case c.OnlyFor != "" && countSet(c.OperatorStricter, c.BinaryOnly, c.ReleaseDifference) == 0:
 			t.Fatalf("case %q: onlyFor names the binary of an intended difference; the case has none", c.Name)
+		case c.ReleaseDifference != "" && (c.OnlyFor == "" || !upstreamChangeRE.MatchString(c.ReleaseDifference)):
+			t.Fatalf("case %q: a releaseDifference holds for one binary (onlyFor) and names the upstream change "+
+				"(kubernetes/kubernetes#N, or Kubernetes 1.N): %q", c.Name, c.ReleaseDifference)
 		case c.OnlyFor != "" && c.OnlyFor != kubeScheduler && c.OnlyFor != schedulerPlugins:
 			t.Fatalf("case %q: onlyFor is %s or %s, not %q", c.Name, kubeScheduler, schedulerPlugins, c.OnlyFor)
 		}
 		seen[c.Name] = true
 	}
+}
+
+// upstreamChangeRE is how a releaseDifference names the upstream change.
+var upstreamChangeRE = regexp.MustCompile(`kubernetes(?:-sigs)?/[a-z-]+#\d+|Kubernetes 1\.\d+`)
+
+func countSet(fields ...string) int {
+	n := 0
+	for _, f := range fields {
+		if f != "" {
+			n++
+		}
+	}
+	return n
 }
 
 func setNested(t *testing.T, obj map[string]interface{}, value interface{}, path ...string) {
@@ -203,6 +198,6 @@ func mustUnmarshal(t *testing.T, what string, data []byte, into interface{}) {
 	t.Helper()
 	useNumber := func(d *json.Decoder) *json.Decoder { d.UseNumber(); return d }
 	if err := yaml.Unmarshal(data, into, useNumber); err != nil {
-		t.Fatalf("%s: %v (the corpus holds configurations: a layer that is no YAML object belongs in render's unit tests)", what, err)
+		t.Fatalf("%s: %v (a binary wrote what is no YAML object)", what, err)
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render/problem"
 	"github.com/openshift/secondary-scheduler-operator/test/e2e/operandrunner"
 	"github.com/openshift/secondary-scheduler-operator/test/framework"
 )
@@ -75,16 +76,19 @@ func controlPlaneBinary(t *testing.T, env, name string) string {
 	return path
 }
 
+// verdict is one side's judgement of a configuration: accepted, or refused
+// for reason, about subjects (the fields or plugins the refusal names).
 type verdict struct {
 	accepted bool
 	reason   string
+	subjects []problem.Subject
 }
 
 func (v verdict) String() string {
 	if v.accepted {
 		return "accepts"
 	}
-	return "refuses: " + v.reason
+	return fmt.Sprintf("refuses (subject %s): %s", subjectsString(v.subjects), v.reason)
 }
 
 // runner starts binaries on configurations, each in a file of its own, with a
@@ -167,7 +171,8 @@ func (r *runner) run(bin binary, config []byte) (verdict, []byte) {
 	}
 	var exit *exec.ExitError
 	if errors.As(err, &exit) {
-		return verdict{reason: lastLine(string(out))}, nil
+		reason := lastLine(string(out))
+		return verdict{reason: reason, subjects: binarySubjects(reason, config)}, nil
 	}
 	if err != nil {
 		r.t.Fatalf("running %s: %v", bin.path, err)

@@ -9,6 +9,7 @@ import (
 
 	operatorv1 "github.com/openshift/api/operator/v1"
 	"github.com/openshift/library-go/pkg/operator/events"
+	"github.com/openshift/library-go/pkg/operator/v1helpers"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -216,6 +217,33 @@ func TestRolloutsFollowInputsAndNothingElse(t *testing.T) {
 		framework.Consistently(ctx, t, 2*time.Second, "the Deployment to keep its generation", func() (bool, error) {
 			return o.deployment(t).Generation == before.Generation, nil
 		})
+	})
+
+	t.Run("the Trial strategy finds nothing to try in the running scheduler", func(t *testing.T) {
+		// The live Deployment carries the API server's defaults, which the
+		// rendered one lacks: they are not a change to try.
+		o.updateSpec(t, func(spec *secondaryschedulerv1.SecondarySchedulerSpec) {
+			spec.Rollout = &secondaryschedulerv1.RolloutPolicy{Strategy: secondaryschedulerv1.RolloutTrial}
+		})
+		framework.WaitFor(ctx, t, "TrialBlocked False, AsExpected: nothing held", func() (bool, error) {
+			ss, err := o.admin.Operator.OperatorV1().SecondarySchedulers().Get(ctx, "cluster", metav1.GetOptions{})
+			if err != nil {
+				return false, err
+			}
+			if r := ss.Status.TrialRequest; r != nil {
+				return false, fmt.Errorf("status.trialRequest %+v: the running scheduler is tried against itself", r)
+			}
+			c := v1helpers.FindOperatorCondition(ss.Status.Conditions, targetconfigcontroller.TrialBlockedCondition)
+			return c != nil && c.Status == operatorv1.ConditionFalse && c.Reason == "AsExpected", nil
+		})
+		framework.Consistently(ctx, t, 2*time.Second, "no trial request, the Deployment as it was", func() (bool, error) {
+			ss, err := o.admin.Operator.OperatorV1().SecondarySchedulers().Get(ctx, "cluster", metav1.GetOptions{})
+			if err != nil || ss.Status.TrialRequest != nil {
+				return false, fmt.Errorf("status.trialRequest %+v (%v)", ss.Status.TrialRequest, err)
+			}
+			return o.deployment(t).Generation == before.Generation, nil
+		})
+		o.updateSpec(t, func(spec *secondaryschedulerv1.SecondarySchedulerSpec) { spec.Rollout = nil })
 	})
 
 	t.Run("removed rules delete their Role", func(t *testing.T) {

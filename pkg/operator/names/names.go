@@ -43,6 +43,12 @@ const (
 	// TemplateHashAnnotation on the pod template identifies the template: pods
 	// carry it, so a failing rollout is known by it (Objects.TemplateHash).
 	TemplateHashAnnotation = "operator.openshift.io/template-hash"
+	// EnvironmentHashAnnotation on the pod template holds the hash of the
+	// scheduler container's env, envFrom, mounts and mounted volumes as
+	// rendered: the live Deployment carries the API server's defaults
+	// (volumes' defaultMode ...), which the rendered one lacks, so hashing the
+	// live object would tell the same environment from itself.
+	EnvironmentHashAnnotation = "operator.openshift.io/environment-hash"
 
 	configHashNameLength = 12
 )

@@ -107,8 +107,9 @@ func placement(d *appsv1.Deployment, spec *secondaryschedulerv1.SecondarySchedul
 }
 
 // hashes points the pod template at the configuration's immutable ConfigMap
-// and marks it with the configuration's hash and its own: a change of either
-// rolls the pods, and a failing rollout is known by its template hash.
+// and marks it with the configuration's hash, the scheduler's environment's
+// (a trial's key reads it) and its own: a change of any rolls the pods, and a
+// failing rollout is known by its template hash.
 func hashes(d *appsv1.Deployment, configHash string) (string, error) {
 	if d.Spec.Template.Annotations == nil {
 		d.Spec.Template.Annotations = map[string]string{}
@@ -117,6 +118,11 @@ func hashes(d *appsv1.Deployment, configHash string) (string, error) {
 	for i := range d.Spec.Template.Spec.Volumes {
 		if v := &d.Spec.Template.Spec.Volumes[i]; v.Name == secondaryschedulerv1.ConfigVolumeName {
 			v.ConfigMap.Name = names.ConfigMapNameFor(configHash)
+		}
+	}
+	for _, c := range d.Spec.Template.Spec.Containers {
+		if c.Name == names.OperandName {
+			d.Spec.Template.Annotations[names.EnvironmentHashAnnotation] = EnvironmentHash(c, d.Spec.Template.Spec.Volumes)
 		}
 	}
 	// Hashed as rendered, before the template hash itself is added.
@@ -128,6 +134,34 @@ func hashes(d *appsv1.Deployment, configHash string) (string, error) {
 	templateHash := hex.EncodeToString(sum[:8])
 	d.Spec.Template.Annotations[names.TemplateHashAnnotation] = templateHash
 	return templateHash, nil
+}
+
+// EnvironmentHash is the hex SHA-256 of the canonical JSON of c's env,
+// envFrom and volumeMounts and of the volumes they mount, in mount order:
+// what the scheduler process reads besides its image, arguments and
+// configuration. A value the env takes from a Secret or ConfigMap counts by
+// its reference, as the pod names it.
+func EnvironmentHash(c corev1.Container, volumes []corev1.Volume) string {
+	byName := map[string]corev1.Volume{}
+	for _, v := range volumes {
+		byName[v.Name] = v
+	}
+	mounted := []corev1.Volume{}
+	seen := map[string]bool{}
+	for _, m := range c.VolumeMounts {
+		if v, ok := byName[m.Name]; ok && !seen[m.Name] {
+			seen[m.Name] = true
+			mounted = append(mounted, v)
+		}
+	}
+	data, _ := json.Marshal(struct { // API types with sorted maps: cannot fail, always the same bytes
+		Env          []corev1.EnvVar        `json:"env"`
+		EnvFrom      []corev1.EnvFromSource `json:"envFrom"`
+		VolumeMounts []corev1.VolumeMount   `json:"volumeMounts"`
+		Volumes      []corev1.Volume        `json:"volumes"`
+	}{c.Env, c.EnvFrom, c.VolumeMounts, mounted})
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:])
 }
 
 // podTemplateField matches a field of the Deployment's pod spec that comes from

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/utils/ptr"
 
 	secondaryschedulerv1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1"
@@ -46,7 +45,8 @@ func SchedulerImage(d *appsv1.Deployment) string {
 
 // TrialArm is the scheduler d runs with the configuration of configHash:
 // its image, command and arguments without the flags a trial sets itself,
-// as a trial runs it, and the hash of its environment and mounts.
+// as a trial runs it, and the hash of its environment and mounts as rendered
+// (names.EnvironmentHashAnnotation).
 func TrialArm(d *appsv1.Deployment, configHash string) secondaryschedulerv1.TrialArm {
 	arm := secondaryschedulerv1.TrialArm{ConfigHash: configHash}
 	if d == nil {
@@ -55,38 +55,13 @@ func TrialArm(d *appsv1.Deployment, configHash string) secondaryschedulerv1.Tria
 	for _, c := range d.Spec.Template.Spec.Containers {
 		if c.Name == names.OperandName {
 			arm.Image, arm.Command, arm.Args = c.Image, slices.Clone(c.Command), render.TrialArgs(c.Args)
-			arm.EnvironmentHash = environmentHash(c, d.Spec.Template.Spec.Volumes)
+			arm.EnvironmentHash = d.Spec.Template.Annotations[names.EnvironmentHashAnnotation]
+			if arm.EnvironmentHash == "" { // rendered by a release before the annotation
+				arm.EnvironmentHash = render.EnvironmentHash(c, d.Spec.Template.Spec.Volumes)
+			}
 		}
 	}
 	return arm
-}
-
-// environmentHash is the hex SHA-256 of the canonical JSON of c's env,
-// envFrom and volumeMounts and of the volumes they mount, in mount order:
-// what the scheduler process reads besides its image, arguments and
-// configuration. A value the env takes from a Secret or ConfigMap counts by
-// its reference, as the pod names it.
-func environmentHash(c corev1.Container, volumes []corev1.Volume) string {
-	byName := map[string]corev1.Volume{}
-	for _, v := range volumes {
-		byName[v.Name] = v
-	}
-	mounted := []corev1.Volume{}
-	seen := map[string]bool{}
-	for _, m := range c.VolumeMounts {
-		if v, ok := byName[m.Name]; ok && !seen[m.Name] {
-			seen[m.Name] = true
-			mounted = append(mounted, v)
-		}
-	}
-	data, _ := json.Marshal(struct { // API types with sorted maps: cannot fail, always the same bytes
-		Env          []corev1.EnvVar        `json:"env"`
-		EnvFrom      []corev1.EnvFromSource `json:"envFrom"`
-		VolumeMounts []corev1.VolumeMount   `json:"volumeMounts"`
-		Volumes      []corev1.Volume        `json:"volumes"`
-	}{c.Env, c.EnvFrom, c.VolumeMounts, mounted})
-	sum := sha256.Sum256(data)
-	return hex.EncodeToString(sum[:])
 }
 
 // TrialGate is the gate of policy, with its defaults: no newly unschedulable

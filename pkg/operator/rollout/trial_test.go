@@ -251,3 +251,54 @@ func TestGateTriesAChangeOfEnvironment(t *testing.T) {
 		})
 	}
 }
+
+// The live Deployment carries the API server's defaults (volumes'
+// defaultMode, a token's expiry), which the rendered one lacks: the
+// environment as rendered (names.EnvironmentHashAnnotation) keys both arms,
+// so the running scheduler is not a change from itself, while a change of its
+// environment still is.
+func TestGateReadsTheEnvironmentAsRendered(t *testing.T) {
+	rendered := func(template, configMap string) *appsv1.Deployment {
+		d := withImage(deployment(template, appsv1.DeploymentStatus{Replicas: 1, UpdatedReplicas: 1, AvailableReplicas: 1}), "img:1")
+		c := &d.Spec.Template.Spec.Containers[1]
+		c.VolumeMounts = []corev1.VolumeMount{{Name: "config", MountPath: "/etc/kubernetes"}, {Name: "token", MountPath: "/var/run/token"}}
+		d.Spec.Template.Spec.Volumes = []corev1.Volume{
+			{Name: "config", VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{LocalObjectReference: corev1.LocalObjectReference{Name: configMap}}}},
+			{Name: "token", VolumeSource: corev1.VolumeSource{Projected: &corev1.ProjectedVolumeSource{Sources: []corev1.VolumeProjection{
+				{ServiceAccountToken: &corev1.ServiceAccountTokenProjection{Path: "token"}}}}}},
+		}
+		d.Spec.Template.Annotations[names.EnvironmentHashAnnotation] = render.EnvironmentHash(*c, d.Spec.Template.Spec.Volumes)
+		return d
+	}
+	defaulted := func(d *appsv1.Deployment) *appsv1.Deployment {
+		v := d.Spec.Template.Spec.Volumes
+		v[0].ConfigMap.DefaultMode = ptr.To[int32](0o644)
+		v[1].Projected.DefaultMode = ptr.To[int32](0o644)
+		v[1].Projected.Sources[0].ServiceAccountToken.ExpirationSeconds = ptr.To[int64](3600)
+		return d
+	}
+	live := defaulted(rendered("t1", "cfg"))
+	for _, tc := range []struct {
+		name     string
+		desired  *appsv1.Deployment
+		wantGate bool
+	}{
+		{"the running template", rendered("t1", "cfg"), false},
+		{"a template change that leaves the scheduler's process", rendered("t2", "cfg"), false},
+		{"a mounted ConfigMap of another name", rendered("t2", "other"), true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			desired := &render.Objects{TemplateHash: TemplateHash(tc.desired), ConfigHash: "cfg-t1", Deployment: tc.desired}
+			d := Decide(Inputs{Desired: desired, Live: live, Observed: Observe(live, nil), Trial: Trial{Required: true}})
+			if gated := d.Action == Gate; gated != tc.wantGate {
+				t.Fatalf("action %s (%s), want gated %v", d.Action, d.Message, tc.wantGate)
+			}
+		})
+	}
+	// A Deployment of a release before the annotation is hashed as it is.
+	old := defaulted(rendered("t1", "cfg"))
+	delete(old.Spec.Template.Annotations, names.EnvironmentHashAnnotation)
+	if TrialArm(old, "").EnvironmentHash == TrialArm(rendered("t1", "cfg"), "").EnvironmentHash {
+		t.Error("without the annotation the defaulted volumes hash as the rendered ones")
+	}
+}

@@ -20,6 +20,7 @@ import (
 	"github.com/openshift/library-go/pkg/operator/v1helpers"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 	corev1listers "k8s.io/client-go/listers/core/v1"
 	"k8s.io/utils/clock"
@@ -88,6 +89,12 @@ type controller struct {
 
 	mu     sync.Mutex
 	active *active
+	// recorded is the last verdict this process wrote, for the
+	// SecondaryScheduler of that UID: the trial's end queues a sync that may
+	// read the cache before the write reaches it, and the Running record the
+	// cache still holds would start the same trial again at once.
+	recorded    *secondaryschedulerv1.TrialResult
+	recordedFor types.UID
 }
 
 // active is the trial this process runs.
@@ -169,7 +176,7 @@ func (c *controller) sync(ctx context.Context, syncCtx factory.SyncContext) erro
 	if err != nil || req == nil {
 		return err
 	}
-	last := ss.Status.LastTrial
+	last := c.freshest(ss)
 	if last != nil && last.Key == req.Key {
 		switch decideAnswered(last, req, policyOf(ss), c.clock.Now()) {
 		case answered:
@@ -188,8 +195,38 @@ func (c *controller) sync(ctx context.Context, syncCtx factory.SyncContext) erro
 	if left > 0 {
 		return nil // their deletions queue the next sync
 	}
-	c.start(ss.DeepCopy(), req.DeepCopy(), func() { syncCtx.Queue().Add(syncCtx.QueueKey()) })
+	ss = ss.DeepCopy()
+	ss.Status.LastTrial = last
+	c.start(ss, req.DeepCopy(), func() { syncCtx.Queue().Add(syncCtx.QueueKey()) })
 	return nil
+}
+
+// freshest is ss's lastTrial, or the verdict this process recorded when the
+// cached ss does not hold it yet: the cache's record is older, or is the
+// Running record of the same trial's start. Status times are whole seconds.
+func (c *controller) freshest(ss *secondaryschedulerv1.SecondaryScheduler) *secondaryschedulerv1.TrialResult {
+	cached := ss.Status.LastTrial
+	c.mu.Lock()
+	r, uid := c.recorded, c.recordedFor
+	c.mu.Unlock()
+	if r == nil || uid != ss.UID {
+		return cached
+	}
+	started := r.StartedAt.Truncate(time.Second)
+	switch {
+	case cached == nil, cached.StartedAt.Time.Before(started):
+		return r.DeepCopy()
+	case cached.StartedAt.Time.Equal(started) && cached.Key == r.Key && cached.Verdict == secondaryschedulerv1.TrialRunning:
+		return r.DeepCopy()
+	}
+	return cached
+}
+
+// record keeps result as the last verdict this process wrote for ss.
+func (c *controller) record(ss *secondaryschedulerv1.SecondaryScheduler, result secondaryschedulerv1.TrialResult) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.recorded, c.recordedFor = result.DeepCopy(), ss.UID
 }
 
 // requested is the trial ss asks for: none while it goes, is not Managed,

@@ -313,6 +313,8 @@ func TestSwappedBaselineFailsTheTrial(t *testing.T) {
 	f, swapped := failOnSwappedBaseline(t, trialSpec())
 	if l := f.op.last(); !strings.Contains(*l.Message, swapped.Name) || !strings.Contains(*l.Message, "not the one the operator wrote") {
 		t.Errorf("message %q, want the swapped ConfigMap named", *l.Message)
+	} else if strings.Contains(*l.Message, "no verdict within") {
+		t.Errorf("message %q blames the timeout for a trial that failed at once", *l.Message)
 	}
 	if len(f.runs) != 0 {
 		t.Error("a trial ran with the swapped baseline")
@@ -342,4 +344,51 @@ func TestRejudgeLeavesOutTieBreakNoise(t *testing.T) {
 			t.Errorf("%s: %s (%s), want %s", tc.name, got.Verdict, got.Message, tc.want)
 		}
 	}
+}
+
+// The sync a trial's end queues may read a cache that still holds the trial's
+// Running record, or an older one: the verdict this process wrote stands, and
+// an Inconclusive one is retried only RetryDelay later, not at once.
+func TestVerdictNotYetCachedIsNotRunAgain(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		cached func(started metav1.Time) *secondaryschedulerv1.TrialResult
+	}{
+		{"cache holds the start", func(started metav1.Time) *secondaryschedulerv1.TrialResult {
+			return &secondaryschedulerv1.TrialResult{Key: "k1", Verdict: secondaryschedulerv1.TrialRunning, StartedAt: started}
+		}},
+		{"cache holds nothing yet", func(metav1.Time) *secondaryschedulerv1.TrialResult { return nil }},
+		{"cache holds an older trial", func(started metav1.Time) *secondaryschedulerv1.TrialResult {
+			return &secondaryschedulerv1.TrialResult{Key: "k0", Verdict: secondaryschedulerv1.TrialAllowed, StartedAt: metav1.NewTime(started.Add(-time.Hour))}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture(t, trialSpec())
+			f.sync(t)
+			<-f.runs
+			a := f.c.running()
+			f.release <- &trial.Report{Verdict: trial.Verdict{Inconclusive: true, Message: "the current arm decided nothing"}}
+			<-a.done
+			l := f.op.last()
+			if l == nil || *l.Verdict != secondaryschedulerv1.TrialInconclusive {
+				t.Fatalf("lastTrial %+v, want Inconclusive", l)
+			}
+			// The second-precision time status round-trips.
+			started := metav1.NewTime(l.StartedAt.Truncate(time.Second))
+			f.op.mu.Lock()
+			f.op.ss.Status.LastTrial = tc.cached(started)
+			f.op.mu.Unlock()
+			f.sync(t)
+			if f.c.running() != nil {
+				t.Fatal("the trial ran again at once: the sync read the stale cache, not the verdict just written")
+			}
+		})
+	}
+	// Another SecondaryScheduler of the same name (deleted and created again)
+	// does not inherit what this process recorded.
+	f := newFixture(t, trialSpec())
+	f.c.record(&secondaryschedulerv1.SecondaryScheduler{ObjectMeta: metav1.ObjectMeta{UID: "gone"}},
+		secondaryschedulerv1.TrialResult{Key: "k1", Verdict: secondaryschedulerv1.TrialInconclusive, StartedAt: metav1.Now(), FinishedAt: ptr.To(metav1.Now())})
+	f.sync(t)
+	<-f.runs
 }

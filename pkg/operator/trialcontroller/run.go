@@ -41,11 +41,12 @@ func (c *controller) execute(ctx context.Context, ss *secondaryschedulerv1.Secon
 	timeout := time.Duration(ptr.Deref(policy.TimeoutSeconds, secondaryschedulerv1.DefaultTrialTimeoutSeconds)) * time.Second
 	runCtx, cancel := context.WithTimeout(ctx, timeout)
 	report, err := c.runTrial(runCtx, ss, req, policy)
+	timedOut := errors.Is(runCtx.Err(), context.DeadlineExceeded) // before cancel, which cancels it either way
 	cancel()
 	if ctx.Err() != nil {
 		return
 	}
-	if errors.Is(err, context.DeadlineExceeded) || (err != nil && runCtx.Err() != nil) {
+	if err != nil && timedOut {
 		err = fmt.Errorf("no verdict within spec.rollout.trial.timeoutSeconds (%s): %w", timeout, err)
 	}
 	finished := metav1.NewTime(c.clock.Now())
@@ -69,6 +70,7 @@ func (c *controller) execute(ctx context.Context, ss *secondaryschedulerv1.Secon
 		klog.ErrorS(err, "Recording a trial's verdict", "verdict", result.Verdict)
 		return
 	}
+	c.record(ss, result)
 	if result.Verdict == secondaryschedulerv1.TrialAllowed {
 		c.recorderOn(ss).Eventf("TrialAllowed", "The trial of configuration %s with image %s (run as %s) allowed it: %s",
 			rollout.Short(result.ConfigHash), result.Image, imageRun(result.CandidateImageID), result.Message)

@@ -28,6 +28,7 @@ import (
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/gather"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render/schedulerconfig"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/rollout"
 	"github.com/openshift/secondary-scheduler-operator/pkg/trial"
 )
@@ -248,6 +249,16 @@ func readSnapshotFlag(path string) (*trial.SnapshotFile, error) {
 	f, err := trial.ReadSnapshotFile(file)
 	if err != nil {
 		return nil, fmt.Errorf("--snapshot %s: %w; write one with secondary-scheduler-ctl snapshot -o FILE", path, err)
+	}
+	// Its documents are parsed later (the cluster section here, the current
+	// configuration by the sandbox's): bounded first, as the operator's are.
+	for _, doc := range []struct {
+		what string
+		data []byte
+	}{{"its cluster section", f.Cluster}, {"its currentConfig", f.Current.Config}} {
+		if err := schedulerconfig.CheckDocument(doc.data); err != nil {
+			return nil, fmt.Errorf("--snapshot %s: %s: %w; take the snapshot again with secondary-scheduler-ctl snapshot -o FILE", path, doc.what, err)
+		}
 	}
 	return f, nil
 }

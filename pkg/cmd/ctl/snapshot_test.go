@@ -20,10 +20,16 @@ import (
 // of profiles, with cluster as its cluster section; it returns its path.
 func writeSnapshotFile(t *testing.T, profiles []string, cluster string) string {
 	t.Helper()
+	return writeSnapshotFileServing(t, profiles, cluster, "profiles:\n- schedulerName: secondary-scheduler\n")
+}
+
+// writeSnapshotFileServing is writeSnapshotFile with the current arm's configuration.
+func writeSnapshotFileServing(t *testing.T, profiles []string, cluster, currentConfig string) string {
+	t.Helper()
 	snap := &trial.Snapshot{Nodes: []corev1.Node{{ObjectMeta: metav1.ObjectMeta{Name: "node-1"}}},
 		Replay: []corev1.Pod{{ObjectMeta: metav1.ObjectMeta{Name: "p", Namespace: "ns"}, Spec: corev1.PodSpec{SchedulerName: profiles[0]}}}}
 	f := &trial.SnapshotFile{SchedulerNames: profiles, Replay: trial.ReplayBounds{Pending: 1000}, Snapshot: snap, Cluster: json.RawMessage(cluster),
-		Current: trial.Arm{Name: "current", Image: "registry.k8s.io/kube-scheduler:v1.37.2", Config: []byte("profiles:\n- schedulerName: secondary-scheduler\n")}}
+		Current: trial.Arm{Name: "current", Image: "registry.k8s.io/kube-scheduler:v1.37.2", Config: []byte(currentConfig)}}
 	var buf bytes.Buffer
 	if err := trial.WriteSnapshotFile(&buf, f); err != nil {
 		t.Fatal(err)

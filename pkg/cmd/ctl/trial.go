@@ -23,6 +23,7 @@ import (
 	secondaryschedulerv1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/render/schedulerconfig"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/rollout"
 	"github.com/openshift/secondary-scheduler-operator/pkg/trial"
 )
@@ -270,6 +271,10 @@ func servedArm(ctx context.Context, kube kubernetes.Interface, served, servedFro
 	if servedFrom == "" {
 		return trial.Arm{}, fmt.Errorf("no scheduler runs in the cluster (no Deployment %s/%s): there is nothing to try the change against",
 			names.OperandNamespace, names.OperandName)
+	}
+	// Read from the cluster: bounded before anything parses it (the profiles replayed, the sandbox's configuration).
+	if err := schedulerconfig.CheckDocument([]byte(served)); err != nil {
+		return trial.Arm{}, fmt.Errorf("the served configuration (ConfigMap %s/%s): %w", names.OperandNamespace, servedFrom, err)
 	}
 	d, err := kube.AppsV1().Deployments(names.OperandNamespace).Get(ctx, names.OperandName, metav1.GetOptions{})
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -30,6 +31,60 @@ type Arm struct {
 	// Config is its KubeSchedulerConfiguration (YAML). Its client connection
 	// and leader election are replaced: the sandbox, no election.
 	Config []byte `json:"-"`
+	// Holds is what the arm's sandbox is seeded with (Run sets it): a
+	// runtime that reserves memory for a sandbox sizes it from this.
+	Holds SandboxLoad `json:"-"`
+}
+
+// SandboxLoad is what one sandbox holds, and the room the snapshot's cluster
+// has for it.
+type SandboxLoad struct {
+	Nodes int
+	// Pods are the bound pods and the replay set.
+	Pods int
+	// LargestNodeMemory is the most allocatable memory of a snapshot node,
+	// in bytes (0: no node says): a sandbox run on that cluster as a Pod
+	// must fit in it.
+	LargestNodeMemory int64
+	// WorkloadAPI says the snapshot holds Workloads or PodGroups
+	// (scheduling.k8s.io), or pods in one (spec.schedulingGroup): the
+	// sandbox's kube-apiserver must serve them (APIServerFlags).
+	WorkloadAPI bool
+}
+
+// LoadOf is what a sandbox seeded with s holds.
+func LoadOf(s *Snapshot) SandboxLoad {
+	load := SandboxLoad{Nodes: len(s.Nodes), Pods: s.Pods.Len() + len(s.Replay),
+		WorkloadAPI: len(s.Workloads) > 0 || len(s.PodGroups) > 0 ||
+			slices.ContainsFunc(s.Replay, func(p corev1.Pod) bool { return p.Spec.SchedulingGroup != nil }) || s.Pods.anyInSchedulingGroup()}
+	for _, n := range s.Nodes {
+		if m, ok := n.Status.Allocatable[corev1.ResourceMemory]; ok {
+			load.LargestNodeMemory = max(load.LargestNodeMemory, m.Value())
+		}
+	}
+	return load
+}
+
+// APIServerFlag is a flag of the sandbox's kube-apiserver: --Name=Value.
+type APIServerFlag struct{ Name, Value string }
+
+func (f APIServerFlag) String() string { return "--" + f.Name + "=" + f.Value }
+
+// workloadAPIFlags make kube-apiserver serve the version of Workloads and
+// PodGroups the snapshot copies and seeds (scheduling.k8s.io/v1alpha2, of
+// Kubernetes 1.36), and keep pods' spec.schedulingGroup, which it drops
+// without the gate.
+var workloadAPIFlags = []APIServerFlag{{"runtime-config", "scheduling.k8s.io/v1alpha2=true"}, {"feature-gates", "GenericWorkload=true"}}
+
+// APIServerFlags are the flags a sandbox holding l needs of its
+// kube-apiserver beyond a runtime's own, nil for most snapshots: one that
+// does not know a version or gate named refuses to start (Kubernetes 1.37
+// serves no scheduling.k8s.io/v1alpha2), so they are passed only when needed.
+func (l SandboxLoad) APIServerFlags() []APIServerFlag {
+	if l.WorkloadAPI {
+		return slices.Clone(workloadAPIFlags)
+	}
+	return nil
 }
 
 // RerunArm names the current configuration's second run. Every trial runs

@@ -1,10 +1,14 @@
 package trial
 
 import (
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	schedulingv1alpha2 "k8s.io/api/scheduling/v1alpha2"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
 )
@@ -83,5 +87,73 @@ func TestOutcomeOf(t *testing.T) {
 	}
 	if p := out["ns/bound"]; p.Node != "n1" {
 		t.Errorf("the bound pod's placement is %+v", p)
+	}
+}
+
+// LoadOf counts bound and replayed pods and finds the node with the most
+// allocatable memory; a node that says none counts for nothing.
+func TestLoadOf(t *testing.T) {
+	node := func(name, memory string) corev1.Node {
+		n := corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name}}
+		if memory != "" {
+			n.Status.Allocatable = corev1.ResourceList{corev1.ResourceMemory: resource.MustParse(memory)}
+		}
+		return n
+	}
+	s := &Snapshot{Nodes: []corev1.Node{node("a", "8Gi"), node("b", "64Gi"), node("c", "")},
+		Replay: []corev1.Pod{{ObjectMeta: metav1.ObjectMeta{Name: "p", Namespace: "ns"}}}}
+	for i := range 3 {
+		if _, err := s.Pods.Add(corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("b%d", i), Namespace: "ns"}, Spec: corev1.PodSpec{NodeName: "a"}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := SandboxLoad{Nodes: 3, Pods: 4, LargestNodeMemory: 64 << 30}
+	if got := LoadOf(s); got != want {
+		t.Errorf("LoadOf = %+v, want %+v", got, want)
+	}
+}
+
+// A sandbox serves Workloads and PodGroups (scheduling.k8s.io) only when the
+// snapshot holds them or pods in one, bound or replayed: its kube-apiserver
+// gets the flags that serve them then, and none else.
+func TestLoadOfWorkloadAPI(t *testing.T) {
+	inGroup := corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "w-0", Namespace: "ns"},
+		Spec: corev1.PodSpec{NodeName: "a", SchedulingGroup: &corev1.PodSchedulingGroup{PodGroupName: ptrTo("train")}}}
+	bound := func(pods ...corev1.Pod) *Snapshot {
+		s := &Snapshot{}
+		for _, p := range pods {
+			if _, err := s.Pods.Add(p); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return s
+	}
+	plain := corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p", Namespace: "ns"}, Spec: corev1.PodSpec{NodeName: "a"}}
+	for _, c := range []struct {
+		name string
+		snap *Snapshot
+		want bool
+	}{
+		{"plain pods", &Snapshot{Replay: []corev1.Pod{plain}}, false},
+		{"a Workload", &Snapshot{Workloads: []schedulingv1alpha2.Workload{{ObjectMeta: metav1.ObjectMeta{Name: "w", Namespace: "ns"}}}}, true},
+		{"a PodGroup", &Snapshot{PodGroups: []schedulingv1alpha2.PodGroup{{ObjectMeta: metav1.ObjectMeta{Name: "train", Namespace: "ns"}}}}, true},
+		{"a bound pod in a group", bound(plain, inGroup), true},
+		{"a replayed pod in a group", &Snapshot{Replay: []corev1.Pod{plain, inGroup}}, true},
+	} {
+		load := LoadOf(c.snap)
+		if load.WorkloadAPI != c.want {
+			t.Errorf("%s: WorkloadAPI = %t, want %t", c.name, load.WorkloadAPI, c.want)
+		}
+		var flags []string
+		for _, f := range load.APIServerFlags() {
+			flags = append(flags, f.String())
+		}
+		want := []string(nil)
+		if c.want {
+			want = []string{"--runtime-config=scheduling.k8s.io/v1alpha2=true", "--feature-gates=GenericWorkload=true"}
+		}
+		if !slices.Equal(flags, want) {
+			t.Errorf("%s: kube-apiserver flags %q, want %q", c.name, flags, want)
+		}
 	}
 }

@@ -9,7 +9,9 @@ import (
 )
 
 // PodGroupLabel puts a pod in a scheduler-plugins PodGroup: the pods of one
-// group are one unit of the comparison (a gang fits whole or not at all).
+// group are one unit of the comparison (a gang fits whole or not at all), as
+// are those naming one PodGroup of Kubernetes' own (scheduling.k8s.io) in
+// spec.schedulingGroup.
 const PodGroupLabel = "scheduling.x-k8s.io/pod-group"
 
 // Placement is what one arm did with a replayed pod.
@@ -44,7 +46,8 @@ const (
 // PodResult is one replayed pod in every arm.
 type PodResult struct {
 	Pod string `json:"pod"`
-	// Gang is its PodGroup ("namespace/name"), if any.
+	// Gang is its PodGroup ("namespace/name"), scheduler-plugins' or
+	// Kubernetes' own, if any.
 	Gang      string    `json:"gang,omitempty"`
 	Current   Placement `json:"current"`
 	Candidate Placement `json:"candidate"`
@@ -145,7 +148,7 @@ func Compare(replay []corev1.Pod, current, candidate, rerun Outcome) Comparison 
 		// Units are keyed by kind: a pod named like a PodGroup of its
 		// namespace is not one of the gang's pods.
 		id, name, gang := "pod/"+key, key, false
-		if g := p.Labels[PodGroupLabel]; g != "" {
+		if g := gangOf(&p); g != "" {
 			name, gang = p.Namespace+"/"+g, true
 			id, r.Gang = "gang/"+name, name
 		}
@@ -168,6 +171,17 @@ func Compare(replay []corev1.Pod, current, candidate, rerun Outcome) Comparison 
 	}
 	c.Spread, c.SpreadLeftOut = largestChanges(spread, MaxSpreadNodes)
 	return c
+}
+
+// gangOf is the PodGroup p is in: Kubernetes' own (spec.schedulingGroup),
+// which kube-scheduler reads, else scheduler-plugins' (PodGroupLabel); ""
+// for none. Two groups of one name in a namespace, one of each kind, are
+// one unit.
+func gangOf(p *corev1.Pod) string {
+	if g := podGroupName(p); g != "" {
+		return g
+	}
+	return p.Labels[PodGroupLabel]
 }
 
 // spreadCounter counts the replayed pods each arm bound, by node.

@@ -301,3 +301,39 @@ func TestCompareUndecidedIsNotUnschedulable(t *testing.T) {
 		t.Errorf("the current arm counts %+v, want 2 undecided and 2 unschedulable", rep)
 	}
 }
+
+// inPodGroup is a replayed pod in a PodGroup of Kubernetes' own.
+func inPodGroup(name, group string) corev1.Pod {
+	p := replayPod(name, "")
+	p.Spec.SchedulingGroup = &corev1.PodSchedulingGroup{PodGroupName: ptr.To(group)}
+	return p
+}
+
+// The pods naming one PodGroup of Kubernetes' own (scheduling.k8s.io) are one
+// unit, a gang, as those of a scheduler-plugins PodGroup are; a pod merely
+// named like the group is not one of them.
+func TestCompareNativeGang(t *testing.T) {
+	replay := []corev1.Pod{inPodGroup("w-0", "train"), inPodGroup("w-1", "train"), inPodGroup("w-2", "train"), replayPod("train", "")}
+	current := Outcome{"ns/w-0": {Node: "a"}, "ns/w-1": {Node: "a"}, "ns/w-2": {Node: "b"}, "ns/train": {Node: "a"}}
+	candidate := Outcome{"ns/w-0": {Node: "a"}, "ns/w-1": {Node: "a"}, "ns/w-2": unschedulable("0/3 nodes are available: 3 Insufficient cpu."),
+		"ns/train": {Node: "a"}}
+	c := Compare(replay, current, candidate, current)
+	if len(c.Units) != 2 {
+		t.Fatalf("%d units, want 2 (the gang's 3 pods, and the pod named like it): %+v", len(c.Units), c.Units)
+	}
+	gang, pod := c.Units[0], c.Units[1]
+	if gang.Name != "ns/train" || !gang.Gang || gang.Pods != 3 || gang.Change != NewlyUnschedulable {
+		t.Errorf("gang unit = %+v, want ns/train, a gang of 3 pods, newly unschedulable", gang)
+	}
+	if pod.Name != "ns/train" || pod.Gang || pod.Pods != 1 || pod.Change != Same {
+		t.Errorf("pod unit = %+v, want the pod ns/train alone, same", pod)
+	}
+	for _, r := range c.Pods {
+		if want := map[bool]string{true: "ns/train", false: ""}[r.Pod != "ns/train"]; r.Gang != want {
+			t.Errorf("pod %s: gang %q, want %q", r.Pod, r.Gang, want)
+		}
+	}
+	if noisy := noisyUnits(c.Pods); len(noisy) != 2 {
+		t.Errorf("fidelity keys %v, want the same 2 units as Compare", noisy)
+	}
+}

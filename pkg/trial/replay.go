@@ -58,6 +58,18 @@ func (b *BoundPods) Add(p corev1.Pod) (int, error) {
 	return len(data), nil
 }
 
+// anyInSchedulingGroup says whether one of the pods names a scheduling group
+// (spec.schedulingGroup). A pod that does not decode is the seeder's to
+// refuse.
+func (b *BoundPods) anyInSchedulingGroup() bool {
+	for i := range b.encoded {
+		if p, err := b.At(i); err == nil && p.Spec.SchedulingGroup != nil {
+			return true
+		}
+	}
+	return false
+}
+
 // Len is how many pods there are.
 func (b *BoundPods) Len() int { return len(b.encoded) }
 
@@ -76,8 +88,9 @@ func (b *BoundPods) At(i int) (*corev1.Pod, error) {
 // namespace first, and of the running pods those schedulers bound, the last
 // bound (the PodScheduled condition's transition; creation time when a pod
 // has none) of each namespace first, with their node cleared. Finished and
-// deleted pods hold no resources and are left out, and so are pods with
-// resource claims, which a sandbox cannot hold faithfully.
+// deleted pods hold no resources and are left out. It selects for a snapshot
+// that holds neither ResourceClaims nor Kubernetes' PodGroups: pods naming
+// one are left out too, and kept bound without it (replaySelector).
 func SelectReplay(pods []corev1.Pod, schedulerNames []string, bounds ReplayBounds) (BoundPods, []corev1.Pod, []NamespaceSample, error) {
 	sel := newReplaySelector(schedulerNames, bounds, &snapshotSize{limit: math.MaxInt, byNamespace: map[string]int{}})
 	for i := range pods {
@@ -99,6 +112,15 @@ type replaySelector struct {
 	recent  *fairSample
 	pending *fairSample
 	leftOut map[string]int
+	// claims and groups say that the snapshot holds the cluster's
+	// ResourceClaims and its PodGroups (scheduling.k8s.io). Without them a
+	// pod naming one cannot be placed faithfully: it is left out of the
+	// replay set, and kept bound without the reference, which the sandbox
+	// would refuse or wait on.
+	claims, groups bool
+	// boundClaims are the claims ("namespace/name") of the bound pods: they
+	// stay allocated (settleClaims).
+	boundClaims map[string]bool
 }
 
 func newReplaySelector(schedulerNames []string, bounds ReplayBounds, size *snapshotSize) *replaySelector {
@@ -106,7 +128,7 @@ func newReplaySelector(schedulerNames []string, bounds ReplayBounds, size *snaps
 	for _, name := range schedulerNames {
 		ours[name] = true
 	}
-	return &replaySelector{ours: ours, size: size, leftOut: map[string]int{},
+	return &replaySelector{ours: ours, size: size, leftOut: map[string]int{}, boundClaims: map[string]bool{},
 		recent:  newFairSample(bounds.Bound, func(a, b *corev1.Pod) bool { return byBindingTime(b, a) }),
 		pending: newFairSample(bounds.Pending, byCreation)}
 }
@@ -119,7 +141,7 @@ func (s *replaySelector) add(p *corev1.Pod) error {
 	ours := s.ours[p.Spec.SchedulerName]
 	switch {
 	case p.Spec.NodeName == "" && ours && len(p.Spec.SchedulingGates) == 0:
-		if len(p.Spec.ResourceClaims) > 0 {
+		if !s.replayable(p) {
 			s.leftOut[p.Namespace]++
 			return nil
 		}
@@ -132,7 +154,7 @@ func (s *replaySelector) add(p *corev1.Pod) error {
 	case p.Spec.NodeName == "":
 		// Another scheduler's, or gated: it holds nothing in either arm.
 		return nil
-	case ours && len(p.Spec.ResourceClaims) == 0:
+	case ours && s.replayable(p):
 		kept := selectable(p)
 		s.size.change(p.Namespace, heldSize(&kept))
 		if dropped, ok := s.recent.add(kept); ok {
@@ -148,8 +170,23 @@ func (s *replaySelector) add(p *corev1.Pod) error {
 	}
 }
 
+// replayable: the snapshot holds what p refers to.
+func (s *replaySelector) replayable(p *corev1.Pod) bool {
+	return (s.claims || len(p.Spec.ResourceClaims) == 0) && (s.groups || p.Spec.SchedulingGroup == nil)
+}
+
 func (s *replaySelector) keepBound(p *corev1.Pod) error {
-	n, err := s.bound.Add(TrimPod(p))
+	kept := TrimPod(p)
+	if !s.claims {
+		withoutClaims(&kept)
+	}
+	if !s.groups {
+		kept.Spec.SchedulingGroup = nil
+	}
+	for _, name := range podClaimNames(&kept) {
+		s.boundClaims[kept.Namespace+"/"+name] = true
+	}
+	n, err := s.bound.Add(kept)
 	s.size.change(p.Namespace, n)
 	return err
 }

@@ -27,7 +27,11 @@ func (r *Report) WriteText(w io.Writer) error {
 	fmt.Fprintf(tw, "Snapshot: %d nodes, %d bound pods, %d replayed\n", r.Snapshot.Nodes, r.Snapshot.Pods, r.Snapshot.Replay)
 	r.Snapshot.Sample.writeText(tw)
 	for _, a := range []ArmReport{r.Current, r.Candidate, r.Rerun} {
-		fmt.Fprintf(tw, "  %s: %d bound, %d unschedulable, %d undecided\n", a.Name, a.Bound, a.Unschedulable, a.Undecided)
+		fence := ""
+		if a.Fence != "" {
+			fence = "; " + a.Fence
+		}
+		fmt.Fprintf(tw, "  %s: %d bound, %d unschedulable, %d undecided%s\n", a.Name, a.Bound, a.Unschedulable, a.Undecided, fence)
 	}
 	r.Fidelity.writeText(tw)
 	fmt.Fprintf(tw, "Verdict: %s\n", r.Verdict.Message)
@@ -106,7 +110,7 @@ func (f Fidelity) writeText(w io.Writer) {
 func (s Sample) writeText(w io.Writer) {
 	fmt.Fprintf(w, "  sampled: %d of %d pending pods, %d recently bound", s.PendingReplayed, s.Pending, s.BoundReplayed)
 	if s.LeftOut > 0 {
-		fmt.Fprintf(w, "; %d pods with resource claims left out", s.LeftOut)
+		fmt.Fprintf(w, "; %d pods left out (their resource claims or PodGroup could not be copied)", s.LeftOut)
 	}
 	fmt.Fprintln(w)
 	listed := 0

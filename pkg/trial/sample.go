@@ -111,8 +111,9 @@ type NamespaceSample struct {
 	PendingReplayed int `json:"pendingReplayed"`
 	// BoundReplayed are its recently bound pods it replays.
 	BoundReplayed int `json:"boundReplayed"`
-	// LeftOut are pods the trial cannot copy faithfully (those with
-	// resource claims), left out of the replay set.
+	// LeftOut are pods the trial cannot copy faithfully (those naming
+	// resource claims or a PodGroup of scheduling.k8s.io when the snapshot
+	// could not copy them), left out of the replay set.
 	LeftOut int `json:"leftOut,omitempty"`
 }
 

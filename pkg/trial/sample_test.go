@@ -91,10 +91,11 @@ func TestSelectReplaySharesFairly(t *testing.T) {
 	}
 }
 
-// TestSelectReplayLeavesOutClaims: a sandbox holds no ResourceClaims, so a
-// pod with claims is not replayed but counted; one bound elsewhere stays on
-// its node with its other resources, its claims dropped in the pod and its
-// containers alike (a pod naming a claim it lacks is refused by the sandbox).
+// TestSelectReplayLeavesOutClaims: a snapshot without ResourceClaims (a
+// cluster that does not serve them, SelectReplay) cannot replay a pod with
+// claims: it is counted, not replayed; one bound elsewhere stays on its node
+// with its other resources, its claims dropped in the pod and its
+// containers alike.
 func TestSelectReplayLeavesOutClaims(t *testing.T) {
 	claims := func(p corev1.Pod) corev1.Pod {
 		p.Spec.ResourceClaims = []corev1.PodResourceClaim{{Name: "gpu", ResourceClaimName: ptrTo("gpu-claim")}}

@@ -9,7 +9,9 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	nodev1 "k8s.io/api/node/v1"
+	resourcev1 "k8s.io/api/resource/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
+	schedulingv1alpha2 "k8s.io/api/scheduling/v1alpha2"
 	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -29,7 +31,7 @@ const ReplayLabel = "trial.secondary-scheduler.openshift.io/replay"
 
 // SeedingGate holds the replayed pods while a sandbox is seeded: the arm's
 // scheduler already runs, and must see every node and bound pod before it
-// places the first one. The gates are lifted in replay order (the
+// places the first one (fence waits for that). The gates are lifted in replay order (the
 // scheduling queue breaks ties of priority by when a pod became schedulable).
 const SeedingGate = "trial.secondary-scheduler.openshift.io/seeding"
 
@@ -40,6 +42,10 @@ const seedWorkers = 16
 type seeder struct {
 	kube kubernetes.Interface
 	dyn  dynamic.Interface
+	// groupUIDs are the UIDs the sandbox gave the PodGroups
+	// (scheduling.k8s.io) it created, by "namespace/name": the claims they
+	// control name them (controlledBy).
+	groupUIDs sync.Map
 }
 
 func newSeeder(cfg *rest.Config) (*seeder, error) {
@@ -59,7 +65,8 @@ func newSeeder(cfg *rest.Config) (*seeder, error) {
 // before its API server started), and the replay set last, gated
 // (SeedingGate).
 func (s *seeder) seed(ctx context.Context, snap *Snapshot, stored bool) error {
-	if err := s.seedObjects(ctx, snap, stored); err != nil {
+	owned := podClaims(snap)
+	if err := s.seedObjects(ctx, snap, stored, owned); err != nil {
 		return err
 	}
 	// Created in any order: they are released (release) in replay order.
@@ -70,16 +77,20 @@ func (s *seeder) seed(ctx context.Context, snap *Snapshot, stored bool) error {
 		}
 		p.Labels[ReplayLabel] = "true"
 		p.Spec.SchedulingGates = append(p.Spec.SchedulingGates, corev1.PodSchedulingGate{Name: SeedingGate})
-		if _, err := s.kube.CoreV1().Pods(p.Namespace).Create(ctx, p, metav1.CreateOptions{}); err != nil {
+		if err := s.createPod(ctx, p, owned); err != nil {
 			return fmt.Errorf("seeding replayed pod %s/%s: %w", p.Namespace, p.Name, err)
 		}
 		return nil
 	})
 }
 
-// seedObjects creates the snapshot's objects but the replay set; when stored,
-// it waits for the CRDs it finds in storage to be served.
-func (s *seeder) seedObjects(ctx context.Context, snap *Snapshot, stored bool) error {
+// seedObjects creates the snapshot's objects but the replay set and the
+// claims it controls (owned); when stored, it waits for the CRDs it finds
+// in storage to be served.
+func (s *seeder) seedObjects(ctx context.Context, snap *Snapshot, stored bool, owned map[string][]*resourcev1.ResourceClaim) error {
+	if err := s.checkServed(snap); err != nil {
+		return err
+	}
 	if !stored {
 		if err := s.createCRDs(ctx, snap.CRDs); err != nil {
 			return err
@@ -88,7 +99,7 @@ func (s *seeder) seedObjects(ctx context.Context, snap *Snapshot, stored bool) e
 	if err := s.waitCRDs(ctx, snap.CRDs); err != nil || stored {
 		return err
 	}
-	for _, step := range append(s.clusterSteps(ctx, snap), s.namespacedSteps(ctx, snap)...) {
+	for _, step := range append(s.clusterSteps(ctx, snap), s.namespacedSteps(ctx, snap, owned)...) {
 		if err := parallel(step.n, step.one); err != nil {
 			return fmt.Errorf("seeding %s: %w", step.what, err)
 		}
@@ -160,12 +171,29 @@ func (s *seeder) clusterSteps(ctx context.Context, snap *Snapshot) []seedStep {
 			}
 			return err
 		}),
+		each("deviceclasses", snap.DeviceClasses, func(o *resourcev1.DeviceClass) error {
+			_, err := s.kube.ResourceV1().DeviceClasses().Create(ctx, o, c)
+			return err
+		}),
+		each("resourceslices", snap.ResourceSlices, func(o *resourcev1.ResourceSlice) error {
+			_, err := s.kube.ResourceV1().ResourceSlices().Create(ctx, o, c)
+			return err
+		}),
 	}
 }
 
-// namespacedSteps create the namespaced objects, the bound pods last.
-func (s *seeder) namespacedSteps(ctx context.Context, snap *Snapshot) []seedStep {
+// namespacedSteps create the namespaced objects: PodGroups before the claims
+// they control, claims before the pods that use them, bound pods last with
+// the claims they control (owned), and the claims of pods the snapshot
+// lacks after them.
+func (s *seeder) namespacedSteps(ctx context.Context, snap *Snapshot, owned map[string][]*resourcev1.ResourceClaim) []seedStep {
 	core, c := s.kube.CoreV1(), metav1.CreateOptions{}
+	w := s.kube.SchedulingV1alpha2()
+	var (
+		createdMu sync.Mutex
+		created   = map[string]bool{} // pods ("namespace/name") whose claims were created with them
+	)
+	replayed := podSet(snap.Replay)
 	return []seedStep{
 		each("persistentvolumeclaims", snap.PVCs, func(o *corev1.PersistentVolumeClaim) error {
 			pvc, err := core.PersistentVolumeClaims(o.Namespace).Create(ctx, o, c)
@@ -180,13 +208,59 @@ func (s *seeder) namespacedSteps(ctx context.Context, snap *Snapshot) []seedStep
 			_, err := s.dyn.Resource(customResource(o)).Namespace(o.GetNamespace()).Create(ctx, o, c)
 			return err
 		}),
-		{what: "bound pods", n: snap.Pods.Len(), one: func(i int) error {
-			o, err := snap.Pods.At(i)
-			if err == nil {
-				_, err = core.Pods(o.Namespace).Create(ctx, o, c)
+		each("workloads", snap.Workloads, func(o *schedulingv1alpha2.Workload) error {
+			_, err := w.Workloads(o.Namespace).Create(ctx, o, c)
+			return err
+		}),
+		each("podgroups.scheduling.k8s.io", snap.PodGroups, func(o *schedulingv1alpha2.PodGroup) error {
+			g, err := w.PodGroups(o.Namespace).Create(ctx, o, c)
+			if err != nil {
+				return err
+			}
+			s.groupUIDs.Store(o.Namespace+"/"+o.Name, g.UID)
+			if len(o.Status.Conditions) > 0 || len(o.Status.ResourceClaimStatuses) > 0 {
+				g.Status = o.Status
+				_, err = w.PodGroups(o.Namespace).UpdateStatus(ctx, g, metav1.UpdateOptions{})
 			}
 			return err
+		}),
+		each("resourceclaimtemplates", snap.ResourceClaimTemplates, func(o *resourcev1.ResourceClaimTemplate) error {
+			_, err := s.kube.ResourceV1().ResourceClaimTemplates(o.Namespace).Create(ctx, o, c)
+			return err
+		}),
+		each("resourceclaims", snap.ResourceClaims, func(o *resourcev1.ResourceClaim) error {
+			kind, owner, ok := claimController(o)
+			switch {
+			case ok && kind == "Pod":
+				return nil // with its pod, or after the bound pods
+			case ok && kind == "PodGroup":
+				if uid, ok := s.groupUIDs.Load(owner); ok {
+					o = controlledBy(o, uid.(types.UID))
+				}
+			}
+			return s.createClaim(ctx, o)
+		}),
+		{what: "bound pods", n: snap.Pods.Len(), one: func(i int) error {
+			o, err := snap.Pods.At(i)
+			if err != nil {
+				return err
+			}
+			if err := s.createPod(ctx, o, owned); err != nil {
+				return fmt.Errorf("pod %s/%s: %w", o.Namespace, o.Name, err)
+			}
+			createdMu.Lock()
+			created[o.Namespace+"/"+o.Name] = true
+			createdMu.Unlock()
+			return nil
 		}},
+		each("resourceclaims of pods not copied", snap.ResourceClaims, func(o *resourcev1.ResourceClaim) error {
+			// Claims of pods the snapshot lacks (finished ones, still
+			// allocated: their devices are not free yet).
+			if kind, owner, ok := claimController(o); !ok || kind != "Pod" || created[owner] || replayed[owner] {
+				return nil
+			}
+			return s.createClaim(ctx, o)
+		}),
 	}
 }
 

@@ -7,7 +7,9 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	nodev1 "k8s.io/api/node/v1"
+	resourcev1 "k8s.io/api/resource/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
+	schedulingv1alpha2 "k8s.io/api/scheduling/v1alpha2"
 	storagev1 "k8s.io/api/storage/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
@@ -41,6 +43,21 @@ type Snapshot struct {
 	CSINodes        []storagev1.CSINode
 	PriorityClasses []schedulingv1.PriorityClass
 	RuntimeClasses  []nodev1.RuntimeClass
+	// DeviceClasses, ResourceSlices, ResourceClaimTemplates and
+	// ResourceClaims are Dynamic Resource Allocation's (resource.k8s.io/v1),
+	// when the cluster serves it: the claims that hold devices (allocated),
+	// and the templates and other claims the replay set uses
+	// (takeReplayClaims); a claim that only replayed pods use is unallocated
+	// (settleClaims).
+	DeviceClasses          []resourcev1.DeviceClass
+	ResourceSlices         []resourcev1.ResourceSlice
+	ResourceClaimTemplates []resourcev1.ResourceClaimTemplate
+	ResourceClaims         []resourcev1.ResourceClaim
+	// Workloads and PodGroups are Kubernetes' own gang scheduling's
+	// (scheduling.k8s.io/v1alpha2), when the cluster serves it;
+	// scheduler-plugins' PodGroups are among Custom.
+	Workloads []schedulingv1alpha2.Workload
+	PodGroups []schedulingv1alpha2.PodGroup
 	// CRDs are those of Custom, copied from the cluster.
 	CRDs []unstructured.Unstructured
 	// Custom are scheduler-plugins' objects: PodGroups and ElasticQuotas.
@@ -84,18 +101,30 @@ func take(ctx context.Context, src Source, schedulerNames []string, bounds Repla
 	s := &Snapshot{}
 	size := &snapshotSize{limit: limit, byNamespace: map[string]int{}}
 	pods := newReplaySelector(schedulerNames, bounds, size)
-	for _, step := range s.listSteps(src, pods) {
-		if err := newPager(step.list).EachListItem(ctx, metav1.ListOptions{}, func(o runtime.Object) error {
-			n, err := step.add(o)
-			if err != nil {
-				return err
-			}
-			return size.add(step.what, o, n)
-		}); err != nil {
-			return nil, fmt.Errorf("listing %s: %w", step.what, err)
+	for _, step := range s.listSteps(src) {
+		if err := step.take(ctx, size); err != nil {
+			return nil, err
 		}
 	}
+	var err error
+	if pods.claims, err = takeServed(ctx, size, s.resourceSteps(src), s.forgetResources); err != nil {
+		return nil, err
+	}
+	if pods.groups, err = takeServed(ctx, size, s.workloadSteps(src), s.forgetWorkloads); err != nil {
+		return nil, err
+	}
+	podStep := listStep{"pods", listFn(src.Kube.CoreV1().Pods("").List), func(o runtime.Object) (int, error) { return 0, pods.add(o.(*corev1.Pod)) }}
+	if err := podStep.take(ctx, size); err != nil {
+		return nil, err
+	}
 	s.Pods, s.Replay, s.LiveNodes, s.Sampled = pods.finish()
+	if pods.claims {
+		if err := s.takeReplayClaims(ctx, src, size); err != nil {
+			return nil, err
+		}
+	}
+	s.settleClaims(pods.boundClaims)
+	s.settleGroups()
 	if src.Dynamic != nil {
 		if err := s.takeCustom(ctx, src.Dynamic, size); err != nil {
 			return nil, err
@@ -123,8 +152,40 @@ type listStep struct {
 	add  func(runtime.Object) (int, error)
 }
 
-// listSteps are the kinds a snapshot reads, into s; pods go to pods.
-func (s *Snapshot) listSteps(src Source, pods *replaySelector) []listStep {
+// take lists the step's kind, counting what it keeps in size.
+func (step listStep) take(ctx context.Context, size *snapshotSize) error {
+	if err := newPager(step.list).EachListItem(ctx, metav1.ListOptions{}, func(o runtime.Object) error {
+		n, err := step.add(o)
+		if err != nil {
+			return err
+		}
+		return size.add(step.what, o, n)
+	}); err != nil {
+		return fmt.Errorf("listing %s: %w", step.what, err)
+	}
+	return nil
+}
+
+// takeServed lists the kinds of an API that a cluster may not serve, or the
+// operator not be allowed to read (a 404 or a 403 on a list): all of them or,
+// with forget, none. It says whether it copied them.
+func takeServed(ctx context.Context, size *snapshotSize, steps []listStep, forget func(*snapshotSize)) (bool, error) {
+	for _, step := range steps {
+		err := step.take(ctx, size)
+		if apierrors.IsNotFound(err) || apierrors.IsForbidden(err) {
+			forget(size)
+			return false, nil
+		}
+		if err != nil {
+			return false, err
+		}
+	}
+	return true, nil
+}
+
+// listSteps are the kinds a snapshot reads into s that every cluster serves,
+// but pods.
+func (s *Snapshot) listSteps(src Source) []listStep {
 	core, storage := src.Kube.CoreV1(), src.Kube.StorageV1()
 	return []listStep{
 		{"namespaces", listFn(core.Namespaces().List), func(o runtime.Object) (int, error) {
@@ -156,8 +217,25 @@ func (s *Snapshot) listSteps(src Source, pods *replaySelector) []listStep {
 		{"runtimeclasses", listFn(src.Kube.NodeV1().RuntimeClasses().List), func(o runtime.Object) (int, error) {
 			return keep(&s.RuntimeClasses, TrimRuntimeClass(o.(*nodev1.RuntimeClass)))
 		}},
-		{"pods", listFn(core.Pods("").List), func(o runtime.Object) (int, error) { return 0, pods.add(o.(*corev1.Pod)) }},
 	}
+}
+
+// workloadSteps are Kubernetes' gang scheduling's kinds.
+func (s *Snapshot) workloadSteps(src Source) []listStep {
+	w := src.Kube.SchedulingV1alpha2()
+	return []listStep{
+		{"workloads", listFn(w.Workloads("").List), func(o runtime.Object) (int, error) {
+			return keep(&s.Workloads, TrimWorkload(o.(*schedulingv1alpha2.Workload)))
+		}},
+		{"podgroups.scheduling.k8s.io", listFn(w.PodGroups("").List), func(o runtime.Object) (int, error) {
+			return keep(&s.PodGroups, TrimPodGroup(o.(*schedulingv1alpha2.PodGroup)))
+		}},
+	}
+}
+
+func (s *Snapshot) forgetWorkloads(size *snapshotSize) {
+	forget(size, &s.Workloads)
+	forget(size, &s.PodGroups)
 }
 
 // keep appends obj to list and returns its protobuf size.
@@ -167,6 +245,19 @@ func keep[T any, P interface {
 }](list *[]T, obj T) (int, error) {
 	*list = append(*list, obj)
 	return P(&obj).Size(), nil
+}
+
+// forget empties list, which size no longer counts.
+func forget[T any, P interface {
+	*T
+	Size() int
+	metav1.Object
+}](size *snapshotSize, list *[]T) {
+	for i := range *list {
+		o := P(&(*list)[i])
+		size.change(o.GetNamespace(), -o.Size())
+	}
+	*list = nil
 }
 
 // mebibytes prints n bytes in MiB, to a tenth.

@@ -77,6 +77,12 @@ func fileLists(s *Snapshot, size *snapshotSize) []fileList {
 		typedList("csiNodes", &s.CSINodes, size, TrimCSINode),
 		typedList("priorityClasses", &s.PriorityClasses, size, TrimPriorityClass),
 		typedList("runtimeClasses", &s.RuntimeClasses, size, TrimRuntimeClass),
+		typedList("deviceClasses", &s.DeviceClasses, size, TrimDeviceClass),
+		typedList("resourceSlices", &s.ResourceSlices, size, TrimResourceSlice),
+		typedList("resourceClaimTemplates", &s.ResourceClaimTemplates, size, TrimResourceClaimTemplate),
+		typedList("resourceClaims", &s.ResourceClaims, size, TrimResourceClaim),
+		typedList("workloads", &s.Workloads, size, TrimWorkload),
+		typedList("podGroups", &s.PodGroups, size, TrimPodGroup),
 		customList("customResourceDefinitions", &s.CRDs, size, TrimCRD),
 		customList("schedulingObjects", &s.Custom, size, TrimCustom),
 		{key: "boundPods", n: s.Pods.Len, at: func(i int) (any, error) { return s.Pods.At(i) }, read: func(d *json.Decoder) error {

@@ -7,7 +7,9 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	nodev1 "k8s.io/api/node/v1"
+	resourcev1 "k8s.io/api/resource/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
+	schedulingv1alpha2 "k8s.io/api/scheduling/v1alpha2"
 	storagev1 "k8s.io/api/storage/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -16,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
 	"k8s.io/apimachinery/pkg/runtime/serializer/protobuf"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/uuid"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 )
@@ -23,8 +26,11 @@ import (
 // StoredObjects calls put with each object of a snapshot as kube-apiserver
 // v1.37 stores it in etcd: its key below the storage prefix ("/registry/")
 // and its value, protobuf in the "k8s\x00" envelope for built-in kinds and
-// JSON for custom resources. The replay set is not among them: replayed pods
-// are created through the API, gated. put is called from one goroutine;
+// JSON for custom resources. The replay set is not among them, nor the
+// claims its pods control: replayed pods are created through the API, gated,
+// and their claims with them. Built-in kinds are stored in the version
+// kube-apiserver stores them in: resource.k8s.io in v1,
+// scheduling.k8s.io's gangs in v1alpha2. put is called from one goroutine;
 // its error stops the walk.
 type StoredObjects func(put func(key string, value []byte) error) error
 
@@ -134,9 +140,31 @@ func typed[T any, P interface {
 	}}
 }
 
+// storedUIDs are the UIDs of the objects written into a sandbox's storage
+// that claims name as their controller, by "Kind/namespace/name", made on
+// first ask: a claim and the pod or PodGroup that controls it agree,
+// whichever is written first.
+type storedUIDs map[string]types.UID
+
+func (u storedUIDs) of(kind, key string) types.UID {
+	k := kind + "/" + key
+	if _, ok := u[k]; !ok {
+		u[k] = uuid.NewUUID()
+	}
+	return u[k]
+}
+
 // storedKinds are snap's objects, kind by kind.
 func (snap *Snapshot) storedKinds(at metav1.Time) ([]storedKind, error) {
 	admit := newPodAdmission(snap)
+	uids := storedUIDs{}
+	replayed := podSet(snap.Replay)
+	var claims []resourcev1.ResourceClaim
+	for _, c := range snap.ResourceClaims {
+		if kind, pod, ok := claimController(&c); !ok || kind != "Pod" || !replayed[pod] {
+			claims = append(claims, c)
+		}
+	}
 	kinds := []storedKind{
 		typed("namespaces", snap.Namespaces, at, func(o *corev1.Namespace) string { return clusterKey("namespaces", o.Name) },
 			func(o *corev1.Namespace) error { createdNamespace(o); return nil }),
@@ -148,6 +176,10 @@ func (snap *Snapshot) storedKinds(at metav1.Time) ([]storedKind, error) {
 		typed("nodes", snap.Nodes, at, func(o *corev1.Node) string { return clusterKey("minions", o.Name) }, nil),
 		typed("persistentvolumes", snap.PVs, at, func(o *corev1.PersistentVolume) string { return clusterKey("persistentvolumes", o.Name) },
 			func(o *corev1.PersistentVolume) error { createdPV(o, at); return nil }),
+		typed("deviceclasses", snap.DeviceClasses, at, func(o *resourcev1.DeviceClass) string { return clusterKey("deviceclasses", o.Name) },
+			func(o *resourcev1.DeviceClass) error { o.Generation = 1; return nil }),
+		typed("resourceslices", snap.ResourceSlices, at, func(o *resourcev1.ResourceSlice) string { return clusterKey("resourceslices", o.Name) },
+			func(o *resourcev1.ResourceSlice) error { o.Generation = 1; return nil }),
 		typed("persistentvolumeclaims", snap.PVCs, at, func(o *corev1.PersistentVolumeClaim) string {
 			return namespacedKey("persistentvolumeclaims", o.Namespace, o.Name)
 		}, func(o *corev1.PersistentVolumeClaim) error { createdPVC(o); return nil }),
@@ -159,12 +191,33 @@ func (snap *Snapshot) storedKinds(at metav1.Time) ([]storedKind, error) {
 		return nil, err
 	}
 	kinds = append(kinds, custom...)
+	kinds = append(kinds,
+		typed("workloads", snap.Workloads, at, func(o *schedulingv1alpha2.Workload) string { return namespacedKey("workloads", o.Namespace, o.Name) },
+			func(o *schedulingv1alpha2.Workload) error { o.Generation = 1; return nil }),
+		typed("podgroups.scheduling.k8s.io", snap.PodGroups, at, func(o *schedulingv1alpha2.PodGroup) string {
+			return namespacedKey("podgroups", o.Namespace, o.Name)
+		}, func(o *schedulingv1alpha2.PodGroup) error {
+			o.Generation, o.UID = 1, uids.of("PodGroup", o.Namespace+"/"+o.Name)
+			return nil
+		}),
+		typed("resourceclaimtemplates", snap.ResourceClaimTemplates, at, func(o *resourcev1.ResourceClaimTemplate) string {
+			return namespacedKey("resourceclaimtemplates", o.Namespace, o.Name)
+		}, nil),
+		typed("resourceclaims", claims, at, func(o *resourcev1.ResourceClaim) string { return namespacedKey("resourceclaims", o.Namespace, o.Name) },
+			func(o *resourcev1.ResourceClaim) error {
+				if kind, owner, ok := claimController(o); ok {
+					*o = *controlledBy(o, uids.of(kind, owner))
+				}
+				return nil
+			}),
+	)
 	return append(kinds, storedKind{what: "bound pods", n: snap.Pods.Len(), at: func(i int) (string, runtime.Object, error) {
 		p, err := snap.Pods.At(i)
 		if err != nil {
 			return "", nil, err
 		}
 		created(p, at)
+		p.UID = uids.of("Pod", p.Namespace+"/"+p.Name)
 		if err := admit.pod(p); err != nil {
 			return "", nil, fmt.Errorf("pod %s/%s: %w", p.Namespace, p.Name, err)
 		}

@@ -65,10 +65,12 @@ func createdCRD(c *apiextensionsv1.CustomResourceDefinition) {
 	}
 }
 
-// createdPod: a new pod is pending, of its QoS class, at generation 1.
+// createdPod: a new pod is pending, of its QoS class, at generation 1; the
+// names of its claims made from templates are the snapshot's, as the seeder
+// through the API sets them after the create.
 func createdPod(p *corev1.Pod) {
 	p.Generation = 1
-	p.Status = corev1.PodStatus{Phase: corev1.PodPending, QOSClass: qos.ComputePodQOS(p)}
+	p.Status = corev1.PodStatus{Phase: corev1.PodPending, QOSClass: qos.ComputePodQOS(p), ResourceClaimStatuses: p.Status.ResourceClaimStatuses}
 }
 
 // podAdmission is what the sandbox's Priority and RuntimeClass admission

@@ -8,10 +8,13 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	nodev1 "k8s.io/api/node/v1"
+	resourcev1 "k8s.io/api/resource/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
+	schedulingv1alpha2 "k8s.io/api/scheduling/v1alpha2"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/utils/ptr"
 )
 
@@ -107,5 +110,72 @@ func TestStoredRefusesUnknownClass(t *testing.T) {
 	err := s.Stored(time.Now())(func(string, []byte) error { return nil })
 	if err == nil || !bytes.Contains([]byte(err.Error()), []byte(`no PriorityClass with name gone`)) {
 		t.Errorf("got %v, want the pod refused for its missing class", err)
+	}
+}
+
+// Dynamic Resource Allocation's and native gangs' objects are stored under
+// their resource's key in the version kube-apiserver stores (resource.k8s.io
+// v1, scheduling.k8s.io v1alpha2); a claim names the UID its controlling pod
+// or PodGroup is stored with, and the claims of replayed pods are left to be
+// created with them through the API.
+func TestStoredClaimsAndGangs(t *testing.T) {
+	controller := func(kind, name string) []metav1.OwnerReference {
+		return []metav1.OwnerReference{{APIVersion: "v1", Kind: kind, Name: name, UID: "live", Controller: ptr.To(true)}}
+	}
+	claim := func(name string, owners []metav1.OwnerReference, status resourcev1.ResourceClaimStatus) resourcev1.ResourceClaim {
+		return resourcev1.ResourceClaim{ObjectMeta: metav1.ObjectMeta{Namespace: "work", Name: name, OwnerReferences: owners},
+			Spec: resourcev1.ResourceClaimSpec{Devices: resourcev1.DeviceClaim{Requests: []resourcev1.DeviceRequest{gpuRequest}}}, Status: status}
+	}
+	s := &Snapshot{
+		Namespaces:             []corev1.Namespace{{ObjectMeta: metav1.ObjectMeta{Name: "work"}}},
+		DeviceClasses:          []resourcev1.DeviceClass{{ObjectMeta: metav1.ObjectMeta{Name: "gpu"}}},
+		ResourceSlices:         []resourcev1.ResourceSlice{{ObjectMeta: metav1.ObjectMeta{Name: "n1-gpu"}, Spec: resourcev1.ResourceSliceSpec{Driver: "gpu.example.com"}}},
+		ResourceClaimTemplates: []resourcev1.ResourceClaimTemplate{{ObjectMeta: metav1.ObjectMeta{Namespace: "work", Name: "gpu"}}},
+		ResourceClaims: []resourcev1.ResourceClaim{claim("b-gpu", controller("Pod", "b"), allocated("b")),
+			claim("g-shared", controller("PodGroup", "g"), resourcev1.ResourceClaimStatus{}), claim("r-gpu", controller("Pod", "r"), resourcev1.ResourceClaimStatus{})},
+		Workloads: []schedulingv1alpha2.Workload{{ObjectMeta: metav1.ObjectMeta{Namespace: "work", Name: "w"}}},
+		PodGroups: []schedulingv1alpha2.PodGroup{{ObjectMeta: metav1.ObjectMeta{Namespace: "work", Name: "g"}}},
+		Replay:    []corev1.Pod{{ObjectMeta: metav1.ObjectMeta{Namespace: "work", Name: "r"}}},
+	}
+	b := corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "work", Name: "b"}, Spec: corev1.PodSpec{NodeName: "n1",
+		ResourceClaims: []corev1.PodResourceClaim{{Name: "gpu", ResourceClaimTemplateName: ptr.To("gpu")}}},
+		Status: corev1.PodStatus{ResourceClaimStatuses: []corev1.PodResourceClaimStatus{{Name: "gpu", ResourceClaimName: ptr.To("b-gpu")}}}}
+	if _, err := s.Pods.Add(b); err != nil {
+		t.Fatal(err)
+	}
+	values := map[string][]byte{}
+	if err := s.Stored(time.Now())(func(key string, value []byte) error { values[key] = value; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	decode := func(key, apiVersion string) runtime.Object {
+		t.Helper()
+		obj, gvk, err := storageCodecs.UniversalDeserializer().Decode(values[key], nil, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", key, err)
+		}
+		if gvk.GroupVersion().String() != apiVersion {
+			t.Errorf("%s stored as %s, want %s", key, gvk.GroupVersion(), apiVersion)
+		}
+		return obj
+	}
+	decode("deviceclasses/gpu", "resource.k8s.io/v1")
+	decode("resourceslices/n1-gpu", "resource.k8s.io/v1")
+	decode("resourceclaimtemplates/work/gpu", "resource.k8s.io/v1")
+	decode("workloads/work/w", "scheduling.k8s.io/v1alpha2")
+	group := decode("podgroups/work/g", "scheduling.k8s.io/v1alpha2").(*schedulingv1alpha2.PodGroup)
+	pod := decode("pods/work/b", "v1").(*corev1.Pod)
+	podClaim := decode("resourceclaims/work/b-gpu", "resource.k8s.io/v1").(*resourcev1.ResourceClaim)
+	groupClaim := decode("resourceclaims/work/g-shared", "resource.k8s.io/v1").(*resourcev1.ResourceClaim)
+	if _, ok := values["resourceclaims/work/r-gpu"]; ok {
+		t.Error("the replayed pod's claim was stored: it must be created with the pod, naming its UID")
+	}
+	if ref := metav1.GetControllerOf(podClaim); ref == nil || ref.UID == "live" || ref.UID != pod.UID || podClaim.Status.Allocation == nil {
+		t.Errorf("b-gpu: controller %+v, allocation %v; want pod b's stored UID %s, allocated", ref, podClaim.Status.Allocation, pod.UID)
+	}
+	if ref := metav1.GetControllerOf(groupClaim); ref == nil || ref.UID != group.UID {
+		t.Errorf("g-shared: controller %+v, want PodGroup g's stored UID %s", ref, group.UID)
+	}
+	if names := podClaimNames(pod); len(names) != 1 || names[0] != "b-gpu" {
+		t.Errorf("the stored pod's claims resolve to %v, want b-gpu", names)
 	}
 }

@@ -41,6 +41,9 @@ type ArmReport struct {
 	// ImageID is the image the scheduler ran, as the runtime resolved it
 	// (ImageIdentifier); "" when the runtime does not say.
 	ImageID string `json:"imageID,omitempty"`
+	// Fence is whether its scheduler was known to see the whole seed before
+	// the replay set was released, and when ("" with nothing to fence).
+	Fence string `json:"fence,omitempty"`
 	// Start, Seed and Schedule are how long its sandbox took to start and
 	// seed, and its scheduler to place the replay set.
 	Start    time.Duration `json:"startNanos"`
@@ -99,6 +102,10 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		o.Timeout = DefaultTimeout
 	}
 	arms := []Arm{o.Current, o.Candidate, o.Current.Rerun()}
+	load := LoadOf(o.Snapshot)
+	for i := range arms {
+		arms[i].Holds = load
+	}
 	reports := make([]ArmReport, len(arms))
 	runs := make([]Outcome, len(arms))
 	errs := make([]error, len(arms))
@@ -152,6 +159,9 @@ func runArm(ctx context.Context, o Options, arm Arm) (ArmReport, Outcome, error)
 		return rep, nil, stop(err)
 	}
 	if err := s.seed(ctx, o.Snapshot, written > 0); err != nil {
+		return rep, nil, stop(errors.Join(fmt.Errorf("%s sandbox: %w", arm.Name, err), sb.Failed(ctx)))
+	}
+	if rep.Fence, err = s.fence(ctx, o.Snapshot); err != nil {
 		return rep, nil, stop(errors.Join(fmt.Errorf("%s sandbox: %w", arm.Name, err), sb.Failed(ctx)))
 	}
 	if err := s.release(ctx, o.Snapshot.Replay); err != nil {

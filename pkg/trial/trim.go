@@ -82,9 +82,12 @@ func TrimNode(n *corev1.Node) corev1.Node {
 
 // TrimPod keeps what filters and scores read of a pod: its node, scheduler,
 // selectors, affinity, tolerations, spread, priority class, runtime class,
-// the containers' images, requests, limits and ports, and its volumes reduced
-// to the kinds volume plugins count. spec.priority and spec.overhead are left
-// to the sandbox's admission, which computes them from the classes.
+// the containers' images, requests, limits and ports, its volumes reduced
+// to the kinds volume plugins count, its resource claims (in the pod and its
+// containers alike, and the names of the claims made from templates, which
+// the scheduler finds them by) and its scheduling group. spec.priority and
+// spec.overhead are left to the sandbox's admission, which computes them
+// from the classes.
 func TrimPod(p *corev1.Pod) corev1.Pod {
 	s := p.Spec
 	out := corev1.Pod{ObjectMeta: meta(p.ObjectMeta), Spec: corev1.PodSpec{
@@ -98,10 +101,13 @@ func TrimPod(p *corev1.Pod) corev1.Pod {
 		PreemptionPolicy:          s.PreemptionPolicy,
 		RuntimeClassName:          s.RuntimeClassName,
 		HostNetwork:               s.HostNetwork,
-		Resources:                 withoutClaims(s.Resources),
+		Resources:                 s.Resources,
+		ResourceClaims:            s.ResourceClaims,
+		SchedulingGroup:           s.SchedulingGroup,
 		Containers:                trimContainers(s.Containers),
 		InitContainers:            trimContainers(s.InitContainers),
 	}}
+	out.Status.ResourceClaimStatuses = p.Status.ResourceClaimStatuses
 	for _, v := range s.Volumes {
 		if tv, ok := trimVolume(v); ok {
 			out.Spec.Volumes = append(out.Spec.Volumes, tv)
@@ -114,7 +120,7 @@ func trimContainers(in []corev1.Container) []corev1.Container {
 	var out []corev1.Container
 	for _, c := range in {
 		out = append(out, corev1.Container{
-			Name: c.Name, Image: c.Image, Resources: *withoutClaims(&c.Resources), Ports: c.Ports,
+			Name: c.Name, Image: c.Image, Resources: c.Resources, Ports: c.Ports,
 			// A restartable init container (a sidecar) counts in the pod's requests.
 			RestartPolicy: c.RestartPolicy,
 		})
@@ -122,17 +128,18 @@ func trimContainers(in []corev1.Container) []corev1.Container {
 	return out
 }
 
-// withoutClaims drops the resource claims of r: a sandbox holds no
-// ResourceClaims, and a pod naming one it lacks is refused. Pods that claim
-// devices are not replayed (SelectReplay); bound ones keep their other
-// resources.
-func withoutClaims(r *corev1.ResourceRequirements) *corev1.ResourceRequirements {
-	if r == nil || len(r.Claims) == 0 {
-		return r
+// withoutClaims drops a trimmed pod's resource claims, in the pod and its
+// containers alike, for a snapshot that holds no claims (replaySelector).
+func withoutClaims(p *corev1.Pod) {
+	p.Spec.ResourceClaims, p.Status.ResourceClaimStatuses = nil, nil
+	if r := p.Spec.Resources; r != nil && len(r.Claims) > 0 {
+		p.Spec.Resources = &corev1.ResourceRequirements{Limits: r.Limits, Requests: r.Requests}
 	}
-	out := *r
-	out.Claims = nil
-	return &out
+	for _, cs := range [][]corev1.Container{p.Spec.Containers, p.Spec.InitContainers} {
+		for i := range cs {
+			cs[i].Resources.Claims = nil
+		}
+	}
 }
 
 // trimVolume keeps claims and the volume kinds VolumeRestrictions,

@@ -45,6 +45,9 @@ func TestOperatorRBACBounds(t *testing.T) {
 		{verb: "update", group: "coordination.k8s.io", resource: "leases", namespace: own, name: "secondary-scheduler-operator-lock"},
 		{verb: "update", group: "coordination.k8s.io", resource: "leases", namespace: operand, name: "secondary-scheduler"},
 		{verb: "delete", group: "config.openshift.io", resource: "clusteroperators", name: "secondary-scheduler"},
+		// A trial's snapshot.
+		{verb: "list", group: "resource.k8s.io", resource: "resourceclaimtemplates"},
+		{verb: "list", group: "scheduling.k8s.io", resource: "podgroups"},
 	}
 	refused := []access{
 		// Namespaced writes only in the operand namespace.
@@ -86,6 +89,12 @@ func TestOperatorRBACBounds(t *testing.T) {
 		{verb: "update", group: "config.openshift.io", resource: "clusteroperators", name: "kube-scheduler"},
 		{verb: "update", group: "config.openshift.io", resource: "schedulers", name: "cluster"},
 		{verb: "get", group: "config.openshift.io", resource: "infrastructures", name: "other"},
+		// A snapshot lists, once: no watch, no read of one object, no write
+		// (the grantable ClusterRole's reads of claims, slices and classes aside).
+		{verb: "watch", group: "resource.k8s.io", resource: "resourceclaimtemplates"},
+		{verb: "get", group: "scheduling.k8s.io", resource: "podgroups", namespace: "team-a", name: "gang"},
+		{verb: "update", group: "resource.k8s.io", resource: "resourceclaims", subresource: "status", namespace: "team-a", name: "gpu"},
+		{verb: "create", group: "scheduling.k8s.io", resource: "workloads", namespace: "team-a"},
 	}
 	check := func(a access, want bool) {
 		t.Helper()

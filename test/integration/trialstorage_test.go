@@ -12,6 +12,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	nodev1 "k8s.io/api/node/v1"
+	resourcev1 "k8s.io/api/resource/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -55,15 +56,25 @@ func TestTrialStorageSeeding(t *testing.T) {
 	env := framework.Shared(t)
 	ctx := context.Background()
 	objects := makeLiveObjects(t, env)
-	snap, err := trial.Take(ctx, trial.Source{Kube: env.Admin.Kube, Dynamic: env.Admin.Dynamic}, []string{"no-such-scheduler"}, trial.ReplayBounds{})
+	snap, err := trial.Take(ctx, trial.Source{Kube: env.Admin.Kube, Dynamic: env.Admin.Dynamic}, []string{pendingDRAScheduler}, trial.ReplayBounds{Pending: 10})
 	if err != nil {
 		t.Fatal(err)
 	}
+	checkReplayClaims(t, snap)
+	// The round trip is of the kinds the storage holds; the replay set goes
+	// through the API in either case.
+	snap.Replay = nil
 	if len(snap.CRDs) != 2 || len(snap.Custom) < 2 {
 		t.Fatalf("the snapshot holds %d CRDs and %d scheduler-plugins objects, want 2 and at least 2", len(snap.CRDs), len(snap.Custom))
 	}
+	if len(snap.DeviceClasses) == 0 || len(snap.ResourceSlices) == 0 || len(snap.ResourceClaimTemplates) == 0 || len(snap.ResourceClaims) < 2 {
+		t.Fatalf("the snapshot holds %d DeviceClasses, %d ResourceSlices, %d ResourceClaimTemplates and %d ResourceClaims, want some of each and 2 claims",
+			len(snap.DeviceClasses), len(snap.ResourceSlices), len(snap.ResourceClaimTemplates), len(snap.ResourceClaims))
+	}
 	stored := servedBySandbox(t, snap, objects, false)
 	created := servedBySandbox(t, snap, objects, true)
+	checkClaimOwners(t, "in its storage", stored, objects)
+	checkClaimOwners(t, "through its API", created, objects)
 	for _, o := range objects {
 		live, err := env.Admin.Dynamic.Resource(o.gvr).Namespace(o.namespace).Get(ctx, o.name, metav1.GetOptions{})
 		if err != nil {
@@ -107,6 +118,25 @@ func checkAdmitted(t *testing.T, env *framework.Env, served map[string]*unstruct
 			t.Errorf("%s: priority %v, preemption %v, overhead %v, QoS %s served; the live cluster's admission set %v, %v, %v, %s", o,
 				ptr.Deref(got.Spec.Priority, -1), got.Spec.PreemptionPolicy, got.Spec.Overhead, got.Status.QOSClass,
 				ptr.Deref(live.Spec.Priority, -1), live.Spec.PreemptionPolicy, live.Spec.Overhead, live.Status.QOSClass)
+		}
+	}
+}
+
+// checkClaimOwners: a claim made from a template for a pod names, as its
+// controller, the pod the sandbox serves: the scheduler uses the claim for
+// that pod only.
+func checkClaimOwners(t *testing.T, seeded string, served map[string]*unstructured.Unstructured, objects []storedObject) {
+	t.Helper()
+	for _, o := range objects {
+		c := served[o.String()]
+		if o.gvr.Resource != "resourceclaims" || c == nil {
+			continue
+		}
+		for _, ref := range c.GetOwnerReferences() {
+			pod := served[storedObject{gvr: corev1.SchemeGroupVersion.WithResource("pods"), namespace: o.namespace, name: ref.Name}.String()]
+			if ref.Kind != "Pod" || pod == nil || ref.UID != pod.GetUID() {
+				t.Errorf("%s, seeded %s: owner %s %s (uid %s) is not a pod the sandbox serves by that uid", o, seeded, ref.Kind, ref.Name, ref.UID)
+			}
 		}
 	}
 }
@@ -192,6 +222,19 @@ func trimmed(t *testing.T, u *unstructured.Unstructured) any {
 		return trial.TrimPriorityClass(o)
 	case *nodev1.RuntimeClass:
 		return trial.TrimRuntimeClass(o)
+	case *resourcev1.DeviceClass:
+		return trial.TrimDeviceClass(o)
+	case *resourcev1.ResourceSlice:
+		return trial.TrimResourceSlice(o)
+	case *resourcev1.ResourceClaimTemplate:
+		return trial.TrimResourceClaimTemplate(o)
+	case *resourcev1.ResourceClaim:
+		c := trial.TrimResourceClaim(o)
+		// Each cluster gave the owning pod a UID of its own (checkClaimOwners).
+		for i := range c.OwnerReferences {
+			c.OwnerReferences[i].UID = ""
+		}
+		return c
 	}
 	t.Fatalf("no trim for %s", u.GroupVersionKind())
 	return nil
@@ -205,6 +248,12 @@ func normalized(u *unstructured.Unstructured) map[string]any {
 		unstructured.RemoveNestedField(c.Object, "metadata", f)
 	}
 	unstructured.RemoveNestedField(c.Object, "status", "lastPhaseTransitionTime")
+	if owners := c.GetOwnerReferences(); len(owners) > 0 {
+		for i := range owners {
+			owners[i].UID = "" // the owner's, set by each sandbox (checkClaimOwners)
+		}
+		c.SetOwnerReferences(owners)
+	}
 	if c.GetKind() == "CustomResourceDefinition" {
 		conditions, _, _ := unstructured.NestedSlice(c.Object, "status", "conditions")
 		for _, cond := range conditions {
@@ -252,6 +301,7 @@ func makeLiveObjects(t *testing.T, env *framework.Env) []storedObject {
 		Spec: corev1.ServiceSpec{Selector: map[string]string{"app": "web"}, Ports: []corev1.ServicePort{{Port: 80}}}}, metav1.CreateOptions{})
 	add(corev1.SchemeGroupVersion.WithResource("services"), ns, svc.Name, err)
 	out = append(out, livePods(t, env, ns, node, pc.Name, rc.Name)...)
+	out = append(out, liveDevices(t, env, ns, node)...)
 	out = append(out, liveCustom(t, env, ns)...)
 	t.Cleanup(func() {
 		_ = kube.SchedulingV1().PriorityClasses().Delete(ctx, pc.Name, metav1.DeleteOptions{})
@@ -349,6 +399,133 @@ func livePods(t *testing.T, env *framework.Env, ns, node, priorityClass, runtime
 		out = append(out, storedObject{gvr: corev1.SchemeGroupVersion.WithResource("pods"), namespace: ns, name: p.Name})
 	}
 	return out
+}
+
+// liveDevices are Dynamic Resource Allocation's objects as a driver and the
+// cluster's controllers leave them: a DeviceClass, a ResourceSlice of node's
+// devices, a ResourceClaimTemplate, and a pod bound to node with two claims,
+// each allocated on node and reserved for it: one made from the template,
+// which the pod controls and names in its status, and one it names.
+func liveDevices(t *testing.T, env *framework.Env, ns, node string) []storedObject {
+	ctx := context.Background()
+	dra := env.Admin.Kube.ResourceV1()
+	const driver = "gpu.example.com"
+	var out []storedObject
+	add := func(gvr schema.GroupVersionResource, namespace, name string, err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatalf("%s %s: %v", gvr.Resource, name, err)
+		}
+		out = append(out, storedObject{gvr: gvr, namespace: namespace, name: name})
+	}
+	draGVR := resourcev1.SchemeGroupVersion.WithResource
+	class, err := dra.DeviceClasses().Create(ctx, &resourcev1.DeviceClass{ObjectMeta: metav1.ObjectMeta{Name: ns + "-gpu"},
+		Spec: resourcev1.DeviceClassSpec{Selectors: []resourcev1.DeviceSelector{{CEL: &resourcev1.CELDeviceSelector{Expression: `device.driver == "` + driver + `"`}}}}},
+		metav1.CreateOptions{})
+	add(draGVR("deviceclasses"), "", ns+"-gpu", err)
+	t.Cleanup(func() { _ = dra.DeviceClasses().Delete(ctx, class.Name, metav1.DeleteOptions{}) })
+	slice, err := dra.ResourceSlices().Create(ctx, &resourcev1.ResourceSlice{ObjectMeta: metav1.ObjectMeta{Name: node + "-gpu"},
+		Spec: resourcev1.ResourceSliceSpec{Driver: driver, Pool: resourcev1.ResourcePool{Name: node, Generation: 1, ResourceSliceCount: 1}, NodeName: &node,
+			Devices: []resourcev1.Device{{Name: "gpu-0",
+				Attributes: map[resourcev1.QualifiedName]resourcev1.DeviceAttribute{"model": {StringValue: ptr.To("a100")}},
+				Capacity:   map[resourcev1.QualifiedName]resourcev1.DeviceCapacity{"memory": {Value: resource.MustParse("40Gi")}}}, {Name: "gpu-1"}}}},
+		metav1.CreateOptions{})
+	add(draGVR("resourceslices"), "", node+"-gpu", err)
+	t.Cleanup(func() { _ = dra.ResourceSlices().Delete(ctx, slice.Name, metav1.DeleteOptions{}) })
+	spec := resourcev1.ResourceClaimSpec{Devices: resourcev1.DeviceClaim{Requests: []resourcev1.DeviceRequest{{Name: "gpu",
+		Exactly: &resourcev1.ExactDeviceRequest{DeviceClassName: class.Name, Selectors: []resourcev1.DeviceSelector{{CEL: &resourcev1.CELDeviceSelector{
+			Expression: `device.attributes["` + driver + `"].model == "a100"`}}}}}}}}
+	template, err := dra.ResourceClaimTemplates(ns).Create(ctx, &resourcev1.ResourceClaimTemplate{ObjectMeta: metav1.ObjectMeta{Name: "gpu"},
+		Spec: resourcev1.ResourceClaimTemplateSpec{Spec: spec}}, metav1.CreateOptions{})
+	add(draGVR("resourceclaimtemplates"), ns, "gpu", err)
+
+	pendingDRA(t, env, ns, spec)
+
+	const fromTemplate = "dra-gpu-x7k2p" // as the resource claim controller names it
+	pods := env.Admin.Kube.CoreV1().Pods(ns)
+	pod, err := pods.Create(ctx, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "dra"}, Spec: corev1.PodSpec{NodeName: node,
+		ResourceClaims: []corev1.PodResourceClaim{{Name: "gpu", ResourceClaimTemplateName: &template.Name}, {Name: "shared", ResourceClaimName: ptr.To("shared-gpu")}},
+		Containers: []corev1.Container{{Name: "app", Image: "app:1",
+			Resources: corev1.ResourceRequirements{Claims: []corev1.ResourceClaim{{Name: "gpu"}, {Name: "shared"}}}}}}}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatalf("pod dra: %v", err)
+	}
+	pod.Status.ResourceClaimStatuses = []corev1.PodResourceClaimStatus{{Name: "gpu", ResourceClaimName: ptr.To(fromTemplate)}}
+	_, err = pods.UpdateStatus(ctx, pod, metav1.UpdateOptions{})
+	add(corev1.SchemeGroupVersion.WithResource("pods"), ns, pod.Name, err)
+
+	allocatedTo := func(name, device string, owners []metav1.OwnerReference) error {
+		c, err := dra.ResourceClaims(ns).Create(ctx, &resourcev1.ResourceClaim{ObjectMeta: metav1.ObjectMeta{Name: name, OwnerReferences: owners}, Spec: spec},
+			metav1.CreateOptions{})
+		if err != nil {
+			return err
+		}
+		c.Status = resourcev1.ResourceClaimStatus{
+			Allocation: &resourcev1.AllocationResult{
+				Devices: resourcev1.DeviceAllocationResult{Results: []resourcev1.DeviceRequestAllocationResult{{Request: "gpu", Driver: driver, Pool: node, Device: device}}},
+				NodeSelector: &corev1.NodeSelector{NodeSelectorTerms: []corev1.NodeSelectorTerm{{MatchFields: []corev1.NodeSelectorRequirement{
+					{Key: "metadata.name", Operator: corev1.NodeSelectorOpIn, Values: []string{node}}}}}}},
+			ReservedFor: []resourcev1.ResourceClaimConsumerReference{{Resource: "pods", Name: pod.Name, UID: pod.UID}}}
+		_, err = dra.ResourceClaims(ns).UpdateStatus(ctx, c, metav1.UpdateOptions{})
+		return err
+	}
+	add(draGVR("resourceclaims"), ns, fromTemplate, allocatedTo(fromTemplate, "gpu-0",
+		[]metav1.OwnerReference{{APIVersion: "v1", Kind: "Pod", Name: pod.Name, UID: pod.UID, Controller: ptr.To(true), BlockOwnerDeletion: ptr.To(true)}}))
+	add(draGVR("resourceclaims"), ns, "shared-gpu", allocatedTo("shared-gpu", "gpu-1", nil))
+	return out
+}
+
+// pendingDRAScheduler names the scheduler of the pending pod pendingDRA makes.
+const pendingDRAScheduler = "trial-storage-pending"
+
+// pendingDRA makes a pending pod of pendingDRAScheduler that uses the
+// template "gpu" and the unallocated claim "pending-gpu", and a claim and a
+// template nothing uses, as any tenant may.
+func pendingDRA(t *testing.T, env *framework.Env, ns string, spec resourcev1.ResourceClaimSpec) {
+	t.Helper()
+	ctx := context.Background()
+	dra := env.Admin.Kube.ResourceV1()
+	for _, name := range []string{"pending-gpu", "unused"} {
+		if _, err := dra.ResourceClaims(ns).Create(ctx, &resourcev1.ResourceClaim{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: spec},
+			metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := dra.ResourceClaimTemplates(ns).Create(ctx, &resourcev1.ResourceClaimTemplate{ObjectMeta: metav1.ObjectMeta{Name: "unused"},
+		Spec: resourcev1.ResourceClaimTemplateSpec{Spec: spec}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := env.Admin.Kube.CoreV1().Pods(ns).Create(ctx, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "dra-pending"}, Spec: corev1.PodSpec{
+		SchedulerName: pendingDRAScheduler,
+		ResourceClaims: []corev1.PodResourceClaim{{Name: "gpu", ResourceClaimTemplateName: ptr.To("gpu")},
+			{Name: "shared", ResourceClaimName: ptr.To("pending-gpu")}},
+		Containers: []corev1.Container{{Name: "app", Image: "app:1",
+			Resources: corev1.ResourceRequirements{Claims: []corev1.ResourceClaim{{Name: "gpu"}, {Name: "shared"}}}}}}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// checkReplayClaims: the snapshot holds the template and the unallocated
+// claim the replayed pod uses, and neither unused one.
+func checkReplayClaims(t *testing.T, snap *trial.Snapshot) {
+	t.Helper()
+	if len(snap.Replay) != 1 || snap.Replay[0].Name != "dra-pending" {
+		t.Fatalf("replay set %d pods, want dra-pending alone", len(snap.Replay))
+	}
+	ns := snap.Replay[0].Namespace
+	names := map[string]bool{}
+	for _, c := range snap.ResourceClaims {
+		names["claim "+c.Namespace+"/"+c.Name] = true
+	}
+	for _, c := range snap.ResourceClaimTemplates {
+		names["template "+c.Namespace+"/"+c.Name] = true
+	}
+	for key, want := range map[string]bool{"claim " + ns + "/pending-gpu": true, "template " + ns + "/gpu": true,
+		"claim " + ns + "/unused": false, "template " + ns + "/unused": false} {
+		if names[key] != want {
+			t.Errorf("%s copied: %t, want %t", key, names[key], want)
+		}
+	}
 }
 
 // liveCustom is a PodGroup and an ElasticQuota.

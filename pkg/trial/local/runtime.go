@@ -45,7 +45,7 @@ func (l *Runtime) StartStored(ctx context.Context, arm trial.Arm, objects trial.
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, err
 	}
-	sb, err := startSandbox(ctx, l.BinDir, dir, objects)
+	sb, err := startSandbox(ctx, l.BinDir, dir, objects, arm.Holds.APIServerFlags())
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", arm.Name, err)
 	}

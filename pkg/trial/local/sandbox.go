@@ -44,8 +44,9 @@ const (
 
 // startSandbox starts a sandbox from the etcd and kube-apiserver in binDir,
 // writes objects (if any) into its etcd before its kube-apiserver starts,
-// and writes its kubeconfig into dir.
-func startSandbox(ctx context.Context, binDir, dir string, objects trial.StoredObjects) (*localSandbox, error) {
+// and writes its kubeconfig into dir. flags are the kube-apiserver's beyond
+// its own (trial.SandboxLoad.APIServerFlags).
+func startSandbox(ctx context.Context, binDir, dir string, objects trial.StoredObjects, flags []trial.APIServerFlag) (*localSandbox, error) {
 	for _, b := range []string{"etcd", "kube-apiserver"} {
 		if fi, err := os.Stat(filepath.Join(binDir, b)); err != nil || fi.IsDir() {
 			return nil, fmt.Errorf("the sandbox needs %s in %s (the directory of --sandbox-bin)", b, binDir)
@@ -61,7 +62,10 @@ func startSandbox(ctx context.Context, binDir, dir string, objects trial.StoredO
 			return nil, errors.Join(err, s.stop())
 		}
 	}
-	if s.plane.APIServer, err = startAPIServer(ctx, binDir, s.plane.Etcd); err != nil {
+	if s.plane.APIServer, err = startAPIServer(ctx, binDir, s.plane.Etcd, flags); err != nil {
+		if len(flags) > 0 {
+			err = fmt.Errorf("with %v: %w", flags, err)
+		}
 		return nil, errors.Join(fmt.Errorf("starting the sandbox's kube-apiserver: %w", err), s.stop())
 	}
 	if err := s.connect(ctx, dir); err != nil {
@@ -79,15 +83,24 @@ func startEtcd(ctx context.Context, binDir string) (*envtest.Etcd, error) {
 	})
 }
 
-func startAPIServer(ctx context.Context, binDir string, etcd *envtest.Etcd) (*envtest.APIServer, error) {
+func startAPIServer(ctx context.Context, binDir string, etcd *envtest.Etcd, flags []trial.APIServerFlag) (*envtest.APIServer, error) {
 	return startRetrying(ctx, func() (*envtest.APIServer, error) {
-		a := &envtest.APIServer{Path: filepath.Join(binDir, "kube-apiserver"), EtcdURL: etcd.URL, StartTimeout: startTimeout, StopTimeout: stopTimeout}
-		// Admission as the live cluster's already was: a copied pod is not
-		// judged again by its namespace's pod security level (its security
-		// context is trimmed), nor needs its ServiceAccount (envtest's default).
-		a.Configure().Set("disable-admission-plugins", "ServiceAccount,PodSecurity")
+		a := newAPIServer(binDir, etcd, flags)
 		return a, a.Start()
 	})
+}
+
+// newAPIServer is the sandbox's kube-apiserver, not yet started.
+func newAPIServer(binDir string, etcd *envtest.Etcd, flags []trial.APIServerFlag) *envtest.APIServer {
+	a := &envtest.APIServer{Path: filepath.Join(binDir, "kube-apiserver"), EtcdURL: etcd.URL, StartTimeout: startTimeout, StopTimeout: stopTimeout}
+	// Admission as the live cluster's already was: a copied pod is not
+	// judged again by its namespace's pod security level (its security
+	// context is trimmed), nor needs its ServiceAccount (envtest's default).
+	a.Configure().Set("disable-admission-plugins", "ServiceAccount,PodSecurity")
+	for _, f := range flags {
+		a.Configure().Set(f.Name, f.Value)
+	}
+	return a
 }
 
 // startRetrying starts a process again only after a quick failure (a port

@@ -132,10 +132,22 @@ func renderArm(in podInputs) (*armObjects, error) {
 	}
 	// After the trial's own flags: the arm's feature gates and settings, as its pods run them.
 	pod.Spec.Containers[0].Args = append(pod.Spec.Containers[0].Args, in.arm.Args...)
+	// Only what this snapshot needs: a kube-apiserver that does not know an
+	// API version or gate named refuses to start.
+	for _, f := range in.arm.Holds.APIServerFlags() {
+		for i := range pod.Spec.InitContainers {
+			if c := &pod.Spec.InitContainers[i]; c.Name == APIServerContainer {
+				c.Args = append(c.Args, f.String())
+			}
+		}
+	}
 	for i := range pod.Spec.Volumes {
 		if s := pod.Spec.Volumes[i].Secret; s != nil {
 			s.SecretName = name
 		}
+	}
+	if err := sizeFor(pod, in.arm.Holds); err != nil {
+		return nil, fmt.Errorf("%s: %w", in.arm.Name, err)
 	}
 	pod.Spec.ActiveDeadlineSeconds = ptr.To(int64(math.Ceil(in.lifetime.Seconds())))
 	if id := in.runAsUser; id != nil {

@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -354,5 +355,37 @@ func TestRenderArmLimits(t *testing.T) {
 	}
 	if emptyDirs != 1 {
 		t.Errorf("%d emptyDir volumes, want 1 (etcd's data)", emptyDirs)
+	}
+}
+
+// The sandbox's kube-apiserver serves Workloads and PodGroups only for a
+// snapshot that holds them, after the asset's own flags: one that does not
+// know their API version or feature gate would refuse to start on them.
+func TestRenderArmWorkloadAPI(t *testing.T) {
+	apiServerArgs := func(workloadAPI bool) []string {
+		t.Helper()
+		in := testInputs()
+		in.arm.Holds.WorkloadAPI = workloadAPI
+		objs, err := renderArm(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range objs.pod.Spec.InitContainers {
+			if c.Name == APIServerContainer {
+				return c.Args
+			}
+		}
+		t.Fatal("no kube-apiserver container")
+		return nil
+	}
+	plain, gangs := apiServerArgs(false), apiServerArgs(true)
+	for _, a := range plain {
+		if strings.HasPrefix(a, "--runtime-config=") || strings.HasPrefix(a, "--feature-gates=") {
+			t.Errorf("without Workloads or PodGroups the kube-apiserver gets %s", a)
+		}
+	}
+	want := append(slices.Clone(plain), "--runtime-config=scheduling.k8s.io/v1alpha2=true", "--feature-gates=GenericWorkload=true")
+	if !slices.Equal(gangs, want) {
+		t.Errorf("with Workloads or PodGroups the kube-apiserver's args are\n%q, want\n%q", gangs, want)
 	}
 }

@@ -10,12 +10,13 @@ import (
 	"strings"
 )
 
-// sandboxPeaks are the peak resident sizes (VmHWM) of one sandbox's etcd and
-// kube-apiserver, children of this process.
-type sandboxPeaks struct{ etcd, apiserver int64 }
+// sandboxPeaks are the peak resident sizes (VmHWM) of one sandbox's etcd,
+// kube-apiserver and scheduler, children of this process.
+type sandboxPeaks struct{ etcd, apiserver, scheduler int64 }
 
 // peaksOf finds the kube-apiserver serving host (https://127.0.0.1:PORT) among
-// this process's children, and the etcd it stores in, and reads their peaks.
+// this process's children, the etcd it stores in and the scheduler whose
+// kubeconfig names it, and reads their peaks.
 func peaksOf(host string) (sandboxPeaks, error) {
 	u, err := url.Parse(host)
 	if err != nil {
@@ -42,8 +43,19 @@ func peaksOf(host string) (sandboxPeaks, error) {
 			}
 		}
 	}
-	if out.etcd == 0 || out.apiserver == 0 {
-		return out, fmt.Errorf("no kube-apiserver serving %s and its etcd among this process's children", host)
+	for pid, args := range children {
+		if filepath.Base(args[0]) != "kube-scheduler" {
+			continue
+		}
+		kubeconfig, err := os.ReadFile(argValue(args, "--authentication-kubeconfig"))
+		if err == nil && bytes.Contains(kubeconfig, []byte("server: "+host+"\n")) {
+			if out.scheduler, err = peakRSS(pid); err != nil {
+				return out, err
+			}
+		}
+	}
+	if out.etcd == 0 || out.apiserver == 0 || out.scheduler == 0 {
+		return out, fmt.Errorf("no kube-apiserver serving %s, its etcd and its scheduler among this process's children", host)
 	}
 	return out, nil
 }

@@ -86,7 +86,7 @@ func sizes(b *testing.B) []benchSize {
 // BenchmarkTrial runs one trial per size and seeding, LeastAllocated against
 // MostAllocated, on a synthetic snapshot read from a file (as `trial
 // --snapshot FILE` reads it), and prints the time from the start to the
-// verdict and its parts, each sandbox's peak RSS (etcd, kube-apiserver) and
+// verdict and its parts, each sandbox's peak RSS (etcd, kube-apiserver, scheduler) and
 // the heap this process added (after a GC) for the snapshot and, at most,
 // during the trial. TRIAL_BENCH_SIZES is a comma-separated list of
 // NODES/PODS/REPLAY (default defaultSizes), TRIAL_BENCH_SEEDING one of
@@ -171,12 +171,13 @@ func report(b *testing.B, size benchSize, r *trial.Report, snapshotTime time.Dur
 	b.ReportMetric(t.Seed.Seconds(), "s-seed")
 	b.ReportMetric(t.Schedule.Seconds(), "s-schedule")
 	b.ReportMetric(t.Compare.Seconds(), "s-compare")
-	var etcd, apiserver int64
+	var etcd, apiserver, scheduler int64
 	for _, p := range peaks {
-		etcd, apiserver = max(etcd, p.etcd), max(apiserver, p.apiserver)
+		etcd, apiserver, scheduler = max(etcd, p.etcd), max(apiserver, p.apiserver), max(scheduler, p.scheduler)
 	}
 	b.ReportMetric(mib(etcd), "MiB-etcd-peak")
 	b.ReportMetric(mib(apiserver), "MiB-apiserver-peak")
+	b.ReportMetric(mib(scheduler), "MiB-scheduler-peak")
 	b.ReportMetric(mib(int64(snapshotHeap)), "MiB-heap-snapshot")
 	b.ReportMetric(mib(int64(trialHeap)), "MiB-heap-trial")
 	fmt.Printf("# note: pods=%d is %d nodes, %d bound pods, %d replayed: verdict after %s (snapshot read %s, sandbox start %s, seed %s, schedule %s, compare %s); "+
@@ -193,7 +194,7 @@ func peakText(peaks map[string]sandboxPeaks) string {
 	var parts []string
 	for _, arm := range []string{"current", "candidate", "rerun"} {
 		p := peaks[arm]
-		parts = append(parts, fmt.Sprintf("%s etcd %.0f MiB, kube-apiserver %.0f MiB", arm, mib(p.etcd), mib(p.apiserver)))
+		parts = append(parts, fmt.Sprintf("%s etcd %.0f MiB, kube-apiserver %.0f MiB, scheduler %.0f MiB", arm, mib(p.etcd), mib(p.apiserver), mib(p.scheduler)))
 	}
 	return strings.Join(parts, "; ")
 }

@@ -41,14 +41,8 @@ func (c *cluster) operatorRequests(t *testing.T, since time.Time) []auditv1.Even
 	scanner := bufio.NewScanner(f)
 	scanner.Buffer(make([]byte, 1<<20), 16<<20)
 	for scanner.Scan() {
-		var ev auditv1.Event
-		if err := json.Unmarshal(scanner.Bytes(), &ev); err != nil {
-			continue // a line the API server is still writing
-		}
-		// Requests others make as the operator (impersonating it) are not its,
-		// nor are the scheduler's, which the log holds too.
-		if ev.RequestReceivedTimestamp.Time.Before(since) || ev.ImpersonatedUser != nil ||
-			!strings.HasPrefix(ev.User.Username, operatorUserPrefix) {
+		ev, ok := operatorEvent(scanner.Bytes())
+		if !ok || ev.RequestReceivedTimestamp.Time.Before(since) {
 			continue
 		}
 		if i, seen := byID[string(ev.AuditID)]; seen {
@@ -62,6 +56,18 @@ func (c *cluster) operatorRequests(t *testing.T, since time.Time) []auditv1.Even
 		t.Fatalf("reading %s: %v", c.auditLog, err)
 	}
 	return events
+}
+
+// operatorEvent parses one line of the audit log, and says whether it is a
+// request the operator made itself.
+func operatorEvent(line []byte) (auditv1.Event, bool) {
+	var ev auditv1.Event
+	if err := json.Unmarshal(line, &ev); err != nil {
+		return ev, false // a line the API server is still writing
+	}
+	// Requests others make as the operator (impersonating it) are not its,
+	// nor are the scheduler's, which the log holds too.
+	return ev, ev.ImpersonatedUser == nil && strings.HasPrefix(ev.User.Username, operatorUserPrefix)
 }
 
 func isWrite(ev auditv1.Event) bool {

@@ -353,8 +353,8 @@ type controlPlaneFault struct {
 	relisted int
 	// requests counts all the operator's requests in that time.
 	requests int
-	// mid: the kill landed mid-change (the rollout was not done just before it).
-	mid bool
+	// split: how the kill split the rollout's expected writes.
+	split writeSplit
 	// resynced counts the operand pods kwok had left stuck and
 	// resyncStuckPods made it play again.
 	resynced int
@@ -365,8 +365,8 @@ type controlPlaneFault struct {
 }
 
 // killComponentDuringRollout makes a spec change, kills name at the
-// operator's first write of it, runs whileDown, starts name again, and
-// measures the way back.
+// operator's first write of it (as the audit log shows), runs whileDown,
+// starts name again, and measures the way back.
 func (c *cluster) killComponentDuringRollout(t *testing.T, name string, whileDown func()) controlPlaneFault {
 	t.Helper()
 	var f controlPlaneFault
@@ -377,14 +377,11 @@ func (c *cluster) killComponentDuringRollout(t *testing.T, name string, whileDow
 		t.Fatal(err)
 	}
 	level := otherLogLevel(ss.Spec.LogLevel)
-	// Killed at the operator's first write of the change; mid-change when the
-	// rollout was not done just before the kill (the API server cannot be
-	// asked after it).
-	seen := c.firstWrite(t, func() {
-		c.updateSpec(t, func(s *secondaryschedulerv1.SecondarySchedulerSpec) { s.LogLevel = level })
-	})
-	f.mid = c.reconciledErr(context.Background()) != nil
-	t.Logf("killing %s at the operator's first write (%s); the change was unfinished: %v", name, seen, f.mid)
+	tail := c.tailAudit(t)
+	changed := time.Now()
+	c.updateSpec(t, func(s *secondaryschedulerv1.SecondarySchedulerSpec) { s.LogLevel = level })
+	seen := c.waitForWrite(t, tail, rolloutWrites, c.reconciledErr)
+	t.Logf("killing %s at %s", name, seen)
 	kwokLog := c.logSize(t, "kwok")
 	killed := c.restartComponent(t, name, whileDown)
 	ready := c.waitAPIServerReady(t)
@@ -393,13 +390,12 @@ func (c *cluster) killComponentDuringRollout(t *testing.T, name string, whileDow
 		c.restartKwok(t, kwokLog)
 	}
 	stopResync := c.resyncStuckPods(t)
-	c.waitReconciledWithin(t, recoveryTimeout)
-	f.converged = time.Since(ready)
-	if !c.operatorAlive(t) {
-		f.operatorExited = true
-		t.Logf("the operator exited during the %s outage of %s (its lease ran out); starting it again", name, f.outage.Round(time.Millisecond))
-		c.startOperator(t)
-	}
+	// Done when the operator has said so, its last write of the rollout: the
+	// cluster alone can converge before it, and the kill would seem to have
+	// come after the change.
+	done := c.convergeRestartingOperator(t, &f, c.rolloutReported(changed))
+	f.converged = done.Sub(ready)
+	f.split = c.splitOperatorWrites(t, rolloutWrites, changed, killed, done)
 	c.updateSpec(t, func(s *secondaryschedulerv1.SecondarySchedulerSpec) { s.LogLevel = otherLogLevel(level) })
 	c.waitReconciledWithin(t, recoveryTimeout)
 	f.next = time.Since(ready)
@@ -411,10 +407,34 @@ func (c *cluster) killComponentDuringRollout(t *testing.T, name string, whileDow
 			f.relisted++
 		}
 	}
-	t.Logf("%s killed: outage %s; rollout done %s after /readyz, next change %s after; %d stuck pod(s) resynced; the operator sent %d requests since, %d of them refilling an informer: %s",
+	t.Logf("%s killed: outage %s; rollout done %s after /readyz, next change %s after; the kill split the rollout's writes: %s; %d stuck pod(s) resynced; the operator sent %d requests since, %d of them refilling an informer: %s",
 		name, f.outage.Round(time.Millisecond), f.converged.Round(time.Millisecond), f.next.Round(time.Millisecond),
-		f.resynced, f.requests, f.relisted, requestsByKind(events))
+		f.split, f.resynced, f.requests, f.relisted, requestsByKind(events))
 	return f
+}
+
+// convergeRestartingOperator waits until converged holds, starting the
+// operator again if it exits meanwhile (it loses its lease when the outage
+// outlasts its renew deadline, as library-go's leader election does), and
+// returns when it held.
+func (c *cluster) convergeRestartingOperator(t *testing.T, f *controlPlaneFault, converged func(ctx context.Context) error) time.Time {
+	t.Helper()
+	deadline := time.Now().Add(recoveryTimeout)
+	for {
+		if !c.operatorAlive(t) {
+			f.operatorExited = true
+			t.Logf("the operator exited during the outage (its lease ran out); starting it again, as its kubelet would")
+			c.startOperator(t)
+		}
+		err := converged(context.Background())
+		if err == nil {
+			return time.Now()
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("not converged %s after the API server was ready again: %v", recoveryTimeout, err)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
 }
 
 // otherLogLevel is Debug for Normal or unset, Normal otherwise.
@@ -437,7 +457,7 @@ func (c *cluster) testControlPlaneFault(t *testing.T, name string, whileDown fun
 	var faults []controlPlaneFault
 	for range faultRepeat(t) {
 		f := c.killComponentDuringRollout(t, name, whileDown)
-		times.killed(f.mid)
+		times.recordSplit(t, f.split)
 		times.add(f.converged)
 		next.add(f.next)
 		faults = append(faults, f)

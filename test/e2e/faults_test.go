@@ -29,6 +29,7 @@ import (
 	secondaryschedulerv1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/operator/v1"
 	simv1alpha1 "github.com/openshift/secondary-scheduler-operator/pkg/apis/simulation/v1alpha1"
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/names"
+	"github.com/openshift/secondary-scheduler-operator/pkg/operator/operandstatuscontroller"
 	"github.com/openshift/secondary-scheduler-operator/test/framework"
 )
 
@@ -169,41 +170,94 @@ func (c *cluster) waitNothingOwned(ctx context.Context, t *testing.T, also func(
 	})
 }
 
-// faultTimes collects, per scenario, the faults, how many of the kills
-// landed mid-change, how many converged and how long that took.
+// faultTimes collects, per scenario, the faults: for kills of the operator,
+// how each split the change's expected writes; whether each converged within
+// its bound, and how long that took.
 type faultTimes struct {
 	scenario string
-	// kills counts the kills; mid those that found the change unfinished.
-	kills, mid int
-	times      []time.Duration
+	// splits holds one entry per kill of the operator.
+	splits []writeSplit
+	times  []time.Duration
+	// unconverged says, per fault that did not converge, what was missing.
+	unconverged []string
 }
 
-// killed records a kill and whether it landed mid-change.
-func (f *faultTimes) killed(mid bool) {
-	f.kills++
-	if mid {
-		f.mid++
-	}
+// killed records how a kill split the change's writes: the operator's
+// requests from changed until the change was done, cut at killed.
+func (f *faultTimes) killed(t *testing.T, c *cluster, expected []expectedWrite, changed, killed, done time.Time) {
+	t.Helper()
+	f.recordSplit(t, c.splitOperatorWrites(t, expected, changed, killed, done))
+}
+
+// recordSplit records how one kill split the change's writes.
+func (f *faultTimes) recordSplit(t *testing.T, s writeSplit) {
+	t.Helper()
+	f.splits = append(f.splits, s)
+	t.Logf("FAULT %s: kill %d split the expected writes: %s (mid-change: %v)", f.scenario, len(f.splits), s, s.midChange())
 }
 
 // add records a fault that converged, d after it.
 func (f *faultTimes) add(d time.Duration) { f.times = append(f.times, d) }
 
-// report logs the figures; a scenario of kills fails unless at least 3 in 4
-// landed mid-change, since a kill after the change proves nothing.
+// converge waits up to bound for done to pass, and counts the fault as
+// converged (timed from since) or not (with what done still said). It
+// returns when it stopped waiting and whether the fault converged: a
+// scenario stops at a fault that did not.
+func (f *faultTimes) converge(t *testing.T, since time.Time, bound time.Duration, done func(ctx context.Context) error) (time.Time, bool) {
+	t.Helper()
+	deadline := time.Now().Add(bound)
+	for {
+		err := done(context.Background())
+		now := time.Now()
+		if err == nil {
+			f.add(now.Sub(since))
+			return now, true
+		}
+		if now.After(deadline) {
+			f.unconverged = append(f.unconverged, fmt.Sprintf("fault %d: not converged %s after it: %v", len(f.times)+len(f.unconverged)+1, bound, err))
+			return now, false
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// report logs the figures and fails the scenario on a fault that did not
+// converge, or, for kills, unless at least 3 in 4 split the change's
+// expected writes (a kill before or after all of them proves nothing).
 func (f *faultTimes) report(t *testing.T) {
-	s := slices.Clone(f.times)
-	slices.Sort(s)
-	q := func(p float64) time.Duration { return s[int(p*float64(len(s)-1)+0.5)].Round(time.Millisecond) }
-	faults, mid := len(s), ""
-	if f.kills > 0 {
-		faults, mid = f.kills, fmt.Sprintf(" %d kills landed mid-change,", f.mid)
+	t.Helper()
+	mid := 0
+	for _, s := range f.splits {
+		if s.midChange() {
+			mid++
+		}
 	}
-	t.Logf("FAULT %s: %d faults,%s %d converged, time from the fault to converged: p50 %s, p99 %s, max %s",
-		f.scenario, faults, mid, len(s), q(0.5), q(0.99), s[len(s)-1].Round(time.Millisecond))
-	if f.kills > 0 && f.mid*4 < f.kills*3 {
-		t.Errorf("FAULT %s: only %d of %d kills landed mid-change (at least 3 in 4 must)", f.scenario, f.mid, f.kills)
+	faults := len(f.times) + len(f.unconverged)
+	line := fmt.Sprintf("FAULT %s: %d faults,", f.scenario, faults)
+	if len(f.splits) > 0 {
+		line += fmt.Sprintf(" %d of %d kills split the change's expected writes (%s),", mid, len(f.splits), joinWrites(f.splits[0].expected))
 	}
+	line += fmt.Sprintf(" %d converged", len(f.times))
+	if s := slices.Sorted(slices.Values(f.times)); len(s) > 0 {
+		q := func(p float64) time.Duration { return s[int(p*float64(len(s)-1)+0.5)].Round(time.Millisecond) }
+		line += fmt.Sprintf(", time from the fault to converged: p50 %s, p99 %s, max %s", q(0.5), q(0.99), s[len(s)-1].Round(time.Millisecond))
+	}
+	t.Log(line)
+	for _, u := range f.unconverged {
+		t.Errorf("FAULT %s: %s", f.scenario, u)
+	}
+	if len(f.splits) > 0 && mid*4 < len(f.splits)*3 {
+		t.Errorf("FAULT %s: only %d of %d kills split the change's expected writes (at least 3 in 4 must)", f.scenario, mid, len(f.splits))
+	}
+}
+
+// joinWrites names expected writes, for a log line.
+func joinWrites(ws []expectedWrite) string {
+	parts := make([]string, len(ws))
+	for i, w := range ws {
+		parts[i] = w.String()
+	}
+	return strings.Join(parts, ", ")
 }
 
 var errStillOwned = errors.New("the operator still owns objects")
@@ -228,28 +282,96 @@ func (c *cluster) faultBaseline(ctx context.Context, t *testing.T) ([]string, *c
 	return owned, user
 }
 
+// rolloutWrites are the operator's writes of a spec change that changes
+// only the scheduler's arguments: the Deployment, then the status, which
+// says the rollout is under way (OperandProgressing True) and, once the new
+// pod has been available for minReadySeconds, that it is done.
+var rolloutWrites = []expectedWrite{
+	{verb: "patch", resource: "deployments", name: names.OperandName},
+	{verb: "patch", resource: "secondaryschedulers/status", name: crName, count: 2},
+}
+
 // TestFaultKillDuringRollout: the operator is killed while it rolls out a
 // spec change (the log level alternates, which changes the scheduler's
-// arguments). After a restart the rollout completes, the operator owns what it
-// did before, one scheduler pod runs, and the user's ConfigMap is intact.
+// arguments): after it patched the Deployment and reported the rollout under
+// way, before it reports it done. After a restart the rollout completes and
+// the restarted operator reports it (OperandProgressing False again), the
+// operator owns what it did before, one scheduler pod runs, and the user's
+// ConfigMap is intact.
 func TestFaultKillDuringRollout(t *testing.T) {
 	c := needCluster(t)
 	ctx := context.Background()
 	owned, user := c.faultBaseline(ctx, t)
 	times := &faultTimes{scenario: "kill during a rollout"}
-	levels := []operatorv1.LogLevel{operatorv1.Debug, operatorv1.Normal}
-	for i := range faultRepeat(t) {
-		killed, mid := c.killAtFirstWrite(t, func() {
-			c.updateSpec(t, func(s *secondaryschedulerv1.SecondarySchedulerSpec) { s.LogLevel = levels[i%2] })
-		}, c.reconciledErr)
-		times.killed(mid)
-		c.waitReconciled(t)
-		times.add(time.Since(killed))
+	for range faultRepeat(t) {
+		// Flipped from what the spec holds: setting the level it has is no
+		// change, and the operator writes nothing.
+		ss, err := c.getCR(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		level := otherLogLevel(ss.Spec.LogLevel)
+		changed := time.Now()
+		killed := c.killWhenRolling(t, func() {
+			c.updateSpec(t, func(s *secondaryschedulerv1.SecondarySchedulerSpec) { s.LogLevel = level })
+		})
+		// Progressing was True at the kill, so its False since the change
+		// is the restarted operator's.
+		done, converged := times.converge(t, killed, reconcileTimeout, c.rolloutReported(changed))
+		times.killed(t, c, rolloutWrites, changed, killed, done)
+		if !converged {
+			break
+		}
 		c.checkOwned(ctx, t, owned)
 		c.checkOneSchedulerPod(ctx, t)
 		c.userConfigIntact(ctx, t, user)
 	}
 	times.report(t)
+}
+
+// killWhenRolling makes the change and kills the operator once the audit log
+// shows its Deployment patch and its status says OperandProgressing True (or,
+// under the misplaced trigger, once the rollout is reported done), then
+// starts it again. It returns when the kill happened.
+func (c *cluster) killWhenRolling(t *testing.T, change func()) time.Time {
+	t.Helper()
+	ctx := context.Background()
+	tail := c.tailAudit(t)
+	change()
+	seen := c.waitForWrite(t, tail, rolloutWrites[:1], c.rolloutReported(time.Now()))
+	framework.WaitForWithin(ctx, t, reconcileTimeout, "OperandProgressing True after "+seen, func() (bool, error) {
+		ss, err := c.getCR(ctx)
+		if err != nil {
+			return false, err
+		}
+		cond := condition(ss.Status.Conditions, operandstatuscontroller.OperandProgressing)
+		return cond != nil && cond.Status == operatorv1.ConditionTrue || killAfterConverged(), nil
+	})
+	c.killOperator(t)
+	killed := time.Now()
+	t.Logf("killed the operator after %s and OperandProgressing True", seen)
+	c.startOperator(t)
+	return killed
+}
+
+// rolloutReported holds once the change is reconciled and an operator's
+// status write since since says so: OperandProgressing False, set after
+// since. The cluster alone converging does not end the operator's work.
+func (c *cluster) rolloutReported(since time.Time) func(ctx context.Context) error {
+	return func(ctx context.Context) error {
+		if err := c.reconciledErr(ctx); err != nil {
+			return err
+		}
+		ss, err := c.getCR(ctx)
+		if err != nil {
+			return err
+		}
+		cond := condition(ss.Status.Conditions, operandstatuscontroller.OperandProgressing)
+		if cond == nil || cond.Status != operatorv1.ConditionFalse || cond.LastTransitionTime.Time.Before(since.Truncate(time.Second)) {
+			return fmt.Errorf("the rollout is not reported done since %s: OperandProgressing %+v", since.Format(time.TimeOnly), cond)
+		}
+		return nil
+	}
 }
 
 // TestFaultKillDuringRemoved: the operator is killed while it removes the
@@ -262,7 +384,7 @@ func TestFaultKillDuringRemoved(t *testing.T) {
 		func() {
 			c.updateSpec(t, func(s *secondaryschedulerv1.SecondarySchedulerSpec) { s.ManagementState = operatorv1.Removed })
 		},
-		nil,
+		nil, nil,
 		func() {
 			c.updateSpec(t, func(s *secondaryschedulerv1.SecondarySchedulerSpec) { s.ManagementState = operatorv1.Managed })
 		})
@@ -281,6 +403,8 @@ func TestFaultKillDuringDeletion(t *testing.T) {
 				t.Fatal(err)
 			}
 		},
+		// Its finalizer removed, once everything it owned is gone.
+		[]expectedWrite{{verb: "update", resource: "secondaryschedulers", name: crName}},
 		func() error {
 			if _, err := c.getCR(ctx); !apierrors.IsNotFound(err) {
 				return fmt.Errorf("the CR is still there (%v)", err)
@@ -290,26 +414,49 @@ func TestFaultKillDuringDeletion(t *testing.T) {
 		func() { c.applyExample(t, "bin-packing") })
 }
 
-// faultTearDown repeats: tearDown, a kill at a random point of it, a wait until
-// the operator owns nothing (and gone() says so, when set), a check of the
-// user's ConfigMap, then bringBack and a wait until it has converged to what it
-// owned before.
-func (c *cluster) faultTearDown(t *testing.T, scenario string, tearDown func(), gone func() error, bringBack func()) {
+// faultTearDown repeats: tearDown, a kill at the operator's first write of
+// it, a wait until the operator owns nothing (and gone() says so, when set),
+// a check of the user's ConfigMap, then bringBack and a wait until it has
+// converged to what it owned before. The expected writes are a delete of
+// each object it owned, then last.
+func (c *cluster) faultTearDown(t *testing.T, scenario string, tearDown func(), last []expectedWrite, gone func() error, bringBack func()) {
 	t.Helper()
 	ctx := context.Background()
 	owned, user := c.faultBaseline(ctx, t)
 	times := &faultTimes{scenario: scenario}
+	nothingOwned := c.nothingOwnedErr(t)
 	for range faultRepeat(t) {
-		killed, mid := c.killAtFirstWrite(t, tearDown, c.nothingOwnedErr(t))
-		times.killed(mid)
-		c.waitNothingOwned(ctx, t, gone)
-		times.add(time.Since(killed))
+		expected := append(deletesOf(owned), last...)
+		changed := time.Now()
+		killed := c.killAtFirstExpectedWrite(t, tearDown, expected, nothingOwned)
+		done, converged := times.converge(t, killed, reconcileTimeout, func(ctx context.Context) error {
+			if gone != nil {
+				if err := gone(); err != nil {
+					return err
+				}
+			}
+			return nothingOwned(ctx)
+		})
+		times.killed(t, c, expected, changed, killed, done)
+		if !converged {
+			break
+		}
 		c.userConfigIntact(ctx, t, user)
 		bringBack()
 		c.waitReconciled(t)
 		c.checkOwned(ctx, t, owned)
 	}
 	times.report(t)
+}
+
+// deletesOf are the deletes of owned objects (kind/name).
+func deletesOf(owned []string) []expectedWrite {
+	ws := make([]expectedWrite, 0, len(owned))
+	for _, o := range owned {
+		kind, name, _ := strings.Cut(o, "/")
+		ws = append(ws, expectedWrite{verb: "delete", resource: strings.ToLower(kind) + "s", name: name})
+	}
+	return ws
 }
 
 // editEachOwned applies the fault baseline, then for each object the operator
@@ -465,28 +612,28 @@ func TestFaultKillWhileCreatingSimulators(t *testing.T) {
 				return err
 			})
 		}()
-		killed, mid := c.killAfter(t, time.Duration(rand.Int64N(int64(3*time.Second))), func(ctx context.Context) error {
+		allAvailable := func(ctx context.Context) error {
 			available, err := c.availableSimulators(ctx, ns)
-			if err == nil && available < n {
+			if err == nil && available != n {
 				err = fmt.Errorf("%d of %d Available", available, n)
 			}
 			return err
-		})
-		times.killed(mid)
+		}
+		expected := []expectedWrite{
+			{verb: "create", resource: "pods", count: n},
+			{verb: "create", resource: "services", count: n},
+			{verb: "create", resource: "networkpolicies", count: n},
+		}
+		changed := time.Now()
+		killed := c.killAfter(t, time.Duration(rand.Int64N(int64(3*time.Second))), allAvailable)
 		if err := <-created; err != nil {
 			t.Fatal(err)
 		}
-		framework.WaitForWithin(ctx, t, 5*time.Minute, fmt.Sprintf("all %d Simulators to be Available, each with one Pod, Service and NetworkPolicy", n), func() (bool, error) {
-			available, err := c.availableSimulators(ctx, ns)
-			if err != nil {
-				return false, err
-			}
-			if available != n {
-				return false, fmt.Errorf("%d of %d Available", available, n)
-			}
-			return true, nil
-		})
-		times.add(time.Since(killed))
+		done, converged := times.converge(t, killed, 5*time.Minute, allAvailable)
+		times.killed(t, c, expected, changed, killed, done)
+		if !converged {
+			break
+		}
 		c.checkOnePerSimulator(ctx, t, ns, n)
 		// The next round's Pods need the room: the three kwok nodes take 110
 		// pods each.
@@ -719,12 +866,24 @@ func TestFaultTwoReplicas(t *testing.T) {
 	c.waitReconciled(t)
 }
 
+// rollbackWrites are the operator's writes of a configuration the scheduler
+// refuses: its ConfigMap, the Deployment taken back (the last patch of it),
+// and the status that records the failed rollout.
+var rollbackWrites = []expectedWrite{
+	{verb: "create", resource: "configmaps"},
+	{verb: "patch", resource: "deployments", name: names.OperandName},
+	{verb: "patch", resource: "secondaryschedulers/status", name: crName},
+}
+
 // TestFaultKillDuringRollback: a configuration the real kube-scheduler refuses
-// is written (the harness runs the scheduler, so its pod crash-loops), and the
-// operator is killed at a random point of rolling it out, seeing the crash
-// and taking the rollout back. After a restart the Deployment is back on the last known good
-// configuration, status.failedRollout names the bad one, one scheduler pod
-// runs, and the operator owns what it did before.
+// is written (the harness runs the scheduler, so its pod crash-loops). The
+// operator is frozen (SIGSTOP) as soon as the audit log shows its patch of
+// the Deployment to the bad configuration, and killed once the pod reports
+// the crash: after the bad rollout was written and its crash reported,
+// before the operator could take it back (it reacts to the crash within
+// milliseconds, faster than any poll). After a restart the Deployment is
+// back on the last known good configuration, status.failedRollout names the
+// bad one, one scheduler pod runs, and the operator owns what it did before.
 func TestFaultKillDuringRollback(t *testing.T) {
 	c := needCluster(t)
 	ctx := context.Background()
@@ -734,46 +893,96 @@ func TestFaultKillDuringRollback(t *testing.T) {
 	original := c.userConfig(t)
 	t.Cleanup(func() { c.setUserConfig(t, original) })
 	times := &faultTimes{scenario: "kill during a rollback"}
-	deployments := c.admin.Kube.AppsV1().Deployments(names.OperandNamespace)
-	templateHash := func() (string, error) {
-		d, err := deployments.Get(ctx, names.OperandName, metav1.GetOptions{})
-		if err != nil {
-			return "", err
-		}
-		return d.Spec.Template.Annotations[names.ConfigHashAnnotation], nil
-	}
 	for i := range faultRepeat(t) {
 		bad := withUnknownFilterPlugin(t, original, fmt.Sprintf("FaultPlugin%d", i))
 		badHash := c.renderedConfigHash(t, bad)
-		// Unfinished until the Deployment is back on the good configuration
-		// with the bad one recorded as failed.
-		rolledBack := func(ctx context.Context) error {
-			h, err := templateHash()
-			if err != nil || h != good.ConfigHash {
-				return fmt.Errorf("template config %.12s (%v), want the good %.12s", h, err, good.ConfigHash)
-			}
-			ss, err := c.getCR(ctx)
-			if err != nil {
-				return err
-			}
-			if f := ss.Status.FailedRollout; f == nil || f.ConfigHash != badHash {
-				return fmt.Errorf("failedRollout %+v, want config %.12s", f, badHash)
-			}
-			return nil
+		rolledBack := c.rolledBackFrom(good.ConfigHash, badHash)
+		changed := time.Now()
+		tail := c.tailAudit(t)
+		c.setUserConfig(t, bad)
+		rolled := c.waitForWrite(t, tail, rollbackWrites[1:2], rolledBack)
+		c.freezeOperator(t)
+		seen := c.waitForCrash(t, badHash, rolledBack)
+		c.killOperator(t)
+		killed := time.Now()
+		t.Logf("froze the operator after %s, killed it at %s", rolled, seen)
+		c.startOperator(t)
+		done, converged := times.converge(t, killed, reconcileTimeout, rolledBack)
+		times.killed(t, c, rollbackWrites, changed, killed, done)
+		if !converged {
+			break
 		}
-		killed, mid := c.killAtFirstWrite(t, func() { c.setUserConfig(t, bad) }, rolledBack)
-		times.killed(mid)
-		framework.WaitForWithin(ctx, t, reconcileTimeout, "the rollout taken back and recorded", func() (bool, error) {
-			err := rolledBack(ctx)
-			return err == nil, err
-		})
-		times.add(time.Since(killed))
 		c.checkOneSchedulerPod(ctx, t)
 		c.checkOwned(ctx, t, owned)
 	}
 	c.setUserConfig(t, original)
 	c.waitReconciled(t)
 	times.report(t)
+}
+
+// rolledBackFrom fails until the Deployment is back on the good
+// configuration with the bad one recorded as failed.
+func (c *cluster) rolledBackFrom(goodHash, badHash string) func(ctx context.Context) error {
+	return func(ctx context.Context) error {
+		d, err := c.admin.Kube.AppsV1().Deployments(names.OperandNamespace).Get(ctx, names.OperandName, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		if h := d.Spec.Template.Annotations[names.ConfigHashAnnotation]; h != goodHash {
+			return fmt.Errorf("template config %.12s, want the good %.12s", h, goodHash)
+		}
+		ss, err := c.getCR(ctx)
+		if err != nil {
+			return err
+		}
+		if f := ss.Status.FailedRollout; f == nil || f.ConfigHash != badHash {
+			return fmt.Errorf("failedRollout %+v, want config %.12s", f, badHash)
+		}
+		return nil
+	}
+}
+
+// waitForCrash waits until a scheduler pod of the configuration badHash
+// reports a container that exited with an error (or, under the misplaced
+// trigger, until rolledBack passes), and says what it saw.
+func (c *cluster) waitForCrash(t *testing.T, badHash string, rolledBack func(ctx context.Context) error) string {
+	t.Helper()
+	if killAfterConverged() {
+		return c.waitForWrite(t, nil, nil, rolledBack)
+	}
+	ctx := context.Background()
+	for deadline := time.Now().Add(reconcileTimeout); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		if seen := c.crashOf(ctx, badHash); seen != "" {
+			return seen
+		}
+		if rolledBack(ctx) == nil {
+			return "no crash seen before the rollout was taken back (the kill comes after it)"
+		}
+	}
+	t.Fatalf("no scheduler pod of config %.12s reported a crash, and the rollout was not taken back, within %s", badHash, reconcileTimeout)
+	return ""
+}
+
+// crashOf names a container of a scheduler pod of config badHash that
+// exited with an error, or says "".
+func (c *cluster) crashOf(ctx context.Context, badHash string) string {
+	pods, err := c.admin.Kube.CoreV1().Pods(names.OperandNamespace).List(ctx, metav1.ListOptions{LabelSelector: "app.kubernetes.io/name=" + names.OperandName})
+	if err != nil {
+		return ""
+	}
+	for _, p := range pods.Items {
+		if p.Annotations[names.ConfigHashAnnotation] != badHash {
+			continue
+		}
+		for _, cs := range p.Status.ContainerStatuses {
+			for _, st := range []corev1.ContainerState{cs.State, cs.LastTerminationState} {
+				if st.Terminated != nil && st.Terminated.ExitCode != 0 {
+					return fmt.Sprintf("the crash of pod %s container %s (exit code %d)", p.Name, cs.Name, st.Terminated.ExitCode)
+				}
+			}
+		}
+	}
+	return ""
 }
 
 // logFaultState logs, in a few lines, what a failed fault test left: the

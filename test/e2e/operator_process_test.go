@@ -58,6 +58,15 @@ func (c *cluster) killOperator(t *testing.T) {
 	killProcess(t, c.operator.pid(t))
 }
 
+// freezeOperator stops the operator (SIGSTOP): it sends nothing until it is
+// killed, which SIGKILL does as for a running process.
+func (c *cluster) freezeOperator(t *testing.T) {
+	t.Helper()
+	if err := syscall.Kill(c.operator.pid(t), syscall.SIGSTOP); err != nil {
+		t.Fatalf("stopping the operator: %v", err)
+	}
+}
+
 func killProcess(t *testing.T, pid int) {
 	t.Helper()
 	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {

@@ -10,6 +10,8 @@ import (
 
 	configv1 "github.com/openshift/api/config/v1"
 	operatorv1 "github.com/openshift/api/operator/v1"
+	appsv1 "k8s.io/api/apps/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
@@ -32,10 +34,13 @@ const trialVerdictTimeout = 3 * time.Minute
 // scheduler, which serves LeastAllocated scoring for two bound and four
 // pending pods:
 //
-//   - MostAllocated moves placements; the gate allows it and it rolls out;
+//   - MostAllocated packs the pods on fewer nodes than either run of the
+//     current configuration; the gate allows it and it rolls out;
 //   - a NodeAffinity addedAffinity no node matches is blocked: TrialBlocked
 //     names the count and the plugin, the Deployment is not touched, and
 //     going back to the running configuration clears it;
+//   - the Deployment deleted while that change is held comes back as it last
+//     ran (its pod template hash), still held;
 //   - after each verdict, no trial Pod, Secret or NetworkPolicy is left.
 func TestTrialGatesTheRollout(t *testing.T) {
 	c := needCluster(t)
@@ -80,10 +85,14 @@ func TestTrialGatesTheRollout(t *testing.T) {
 			return fmt.Errorf("no Progressing condition")
 		})
 		result := c.waitTrialVerdict(t)
+		report := c.trialReportJSON(t, result)
 		if result.Verdict != secondaryschedulerv1.TrialAllowed || result.Counts == nil || result.Counts.Moved == 0 ||
 			result.Counts.NewlyUnschedulable != 0 {
-			t.Fatalf("lastTrial %+v (counts %+v), want Allowed with moved pods and none newly unschedulable", result, result.Counts)
+			t.Fatalf("lastTrial %+v (counts %+v), want Allowed with moved pods and none newly unschedulable; spread %+v; fences %q",
+				result, result.Counts, report.Spread, []string{report.Current.Fence, report.Candidate.Fence, report.Rerun.Fence})
 		}
+		// Moved pods alone could be tie-breaks: the candidate must pack them.
+		checkPacked(t, report)
 		c.waitReconciled(t)
 		c.waitCondition(t, targetconfigcontroller.TrialProgressingCondition, operatorv1.ConditionFalse, "AsExpected", "")
 		t.Logf("verdict after %s, rolled out after %s: %s", result.FinishedAt.Sub(start).Round(100*time.Millisecond),
@@ -92,7 +101,7 @@ func TestTrialGatesTheRollout(t *testing.T) {
 		c.checkNoTrialObjects(t)
 	})
 
-	t.Run("an addedAffinity no node matches is blocked, and reverting clears it", func(t *testing.T) {
+	t.Run("an addedAffinity no node matches is blocked, outlives the deleted Deployment, and reverting clears it", func(t *testing.T) {
 		before := c.operandGeneration(t)
 		c.applyFile(t, writeTrialInput(t, dir, "gated-nowhere", "MostAllocated", "e2e.trial/no-such-label"))
 		result := c.waitTrialVerdict(t)
@@ -106,6 +115,8 @@ func TestTrialGatesTheRollout(t *testing.T) {
 			t.Errorf("the Deployment went from generation %d to %d while the trial blocked the change", before, after)
 		}
 		c.checkNoTrialObjects(t)
+		before = c.deleteHeldOperand(t)
+		c.waitCondition(t, targetconfigcontroller.TrialBlockedCondition, operatorv1.ConditionTrue, "TrialBlocked", want)
 
 		c.applyFile(t, allowed)
 		c.waitCondition(t, targetconfigcontroller.TrialBlockedCondition, operatorv1.ConditionFalse, "AsExpected", "")
@@ -202,4 +213,32 @@ func (c *cluster) checkNoTrialObjects(t *testing.T) {
 		}
 		return len(pods.Items)+len(secrets.Items)+len(policies.Items) == 0, nil
 	})
+}
+
+// deleteHeldOperand deletes the scheduler Deployment while a change is held,
+// waits for the operator to create it again with the pod template that ran,
+// and returns the new Deployment's generation.
+func (c *cluster) deleteHeldOperand(t *testing.T) int64 {
+	t.Helper()
+	ctx, deployments := context.Background(), c.admin.Kube.AppsV1().Deployments(names.OperandNamespace)
+	old, err := deployments.Get(ctx, names.OperandName, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := deployments.Delete(ctx, names.OperandName, metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	var d *appsv1.Deployment
+	framework.WaitFor(ctx, t, "the deleted Deployment to be created again", func() (bool, error) {
+		d, err = deployments.Get(ctx, names.OperandName, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			return false, nil
+		}
+		return err == nil && d.UID != old.UID, err
+	})
+	want := old.Spec.Template.Annotations[names.TemplateHashAnnotation]
+	if got := d.Spec.Template.Annotations[names.TemplateHashAnnotation]; got != want {
+		t.Errorf("the Deployment came back with pod template %s, want the one that ran (%s)", got, want)
+	}
+	return d.Generation
 }

@@ -143,31 +143,30 @@ func SandboxSchedulerConfig(config []byte, kubeconfig string) ([]byte, error) {
 const pollInterval = 250 * time.Millisecond
 
 // schedule watches sb's scheduler place the replayed pods (released by s)
-// until every one is bound or reported unschedulable and nothing changed for
-// one more look, or until timeout. Undecided pods are marked so, with a
-// reason that says which arm left them.
-func schedule(ctx context.Context, sb Sandbox, s *seeder, arm Arm, want int, timeout time.Duration) (Outcome, error) {
+// until it has settled (settler), or until timeout. Undecided pods are
+// marked so, with a reason that says which arm left them. how says how the
+// arm ended.
+func schedule(ctx context.Context, sb Sandbox, s *seeder, arm Arm, want int, timeout time.Duration) (_ Outcome, how string, _ error) {
 	deadline := time.NewTimer(timeout)
 	defer deadline.Stop()
 	tick := time.NewTicker(pollInterval)
 	defer tick.Stop()
-	var last Outcome
+	settled := newSettler(sb)
 	for {
 		pods, err := s.replayedPods(ctx)
 		if err != nil {
-			return nil, errors.Join(fmt.Errorf("%s: reading the replayed pods: %w", arm.Name, err), sb.Failed(ctx))
+			return nil, "", errors.Join(fmt.Errorf("%s: reading the replayed pods: %w", arm.Name, err), sb.Failed(ctx))
 		}
 		outcome, decided := outcomeOf(pods)
-		if decided == want && len(pods) == want && equalOutcomes(outcome, last) {
-			return outcome, nil
+		if settled.done(ctx, outcome, decided == want && len(pods) == want) {
+			return outcome, settled.How, nil
 		}
-		last = outcome
 		if err := sb.Failed(ctx); err != nil {
-			return nil, err
+			return nil, "", err
 		}
 		select {
 		case <-ctx.Done():
-			return nil, ctx.Err()
+			return nil, "", ctx.Err()
 		case <-deadline.C:
 			for key, p := range outcome {
 				if p.Node == "" && p.Reason == "" {
@@ -175,7 +174,7 @@ func schedule(ctx context.Context, sb Sandbox, s *seeder, arm Arm, want int, tim
 					outcome[key] = p
 				}
 			}
-			return outcome, nil
+			return outcome, fmt.Sprintf("not settled within %s", timeout), nil
 		case <-tick.C:
 		}
 	}

@@ -27,11 +27,13 @@ func (r *Report) WriteText(w io.Writer) error {
 	fmt.Fprintf(tw, "Snapshot: %d nodes, %d bound pods, %d replayed\n", r.Snapshot.Nodes, r.Snapshot.Pods, r.Snapshot.Replay)
 	r.Snapshot.Sample.writeText(tw)
 	for _, a := range []ArmReport{r.Current, r.Candidate, r.Rerun} {
-		fence := ""
-		if a.Fence != "" {
-			fence = "; " + a.Fence
+		notes := ""
+		for _, n := range []string{a.Fence, a.Settled} {
+			if n != "" {
+				notes += "; " + n
+			}
 		}
-		fmt.Fprintf(tw, "  %s: %d bound, %d unschedulable, %d undecided%s\n", a.Name, a.Bound, a.Unschedulable, a.Undecided, fence)
+		fmt.Fprintf(tw, "  %s: %d bound, %d unschedulable, %d undecided%s\n", a.Name, a.Bound, a.Unschedulable, a.Undecided, notes)
 	}
 	r.Fidelity.writeText(tw)
 	fmt.Fprintf(tw, "Verdict: %s\n", r.Verdict.Message)

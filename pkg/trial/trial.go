@@ -44,6 +44,10 @@ type ArmReport struct {
 	// Fence is whether its scheduler was known to see the whole seed before
 	// the replay set was released, and when ("" with nothing to fence).
 	Fence string `json:"fence,omitempty"`
+	// Settled says how its scheduler was judged done: its queues idle by its
+	// own metrics, or its pods taken at their word where the metrics could
+	// not be read.
+	Settled string `json:"settled,omitempty"`
 	// Start, Seed and Schedule are how long its sandbox took to start and
 	// seed, and its scheduler to place the replay set.
 	Start    time.Duration `json:"startNanos"`
@@ -168,11 +172,11 @@ func runArm(ctx context.Context, o Options, arm Arm) (ArmReport, Outcome, error)
 		return rep, nil, stop(errors.Join(fmt.Errorf("%s sandbox: %w", arm.Name, err), sb.Failed(ctx)))
 	}
 	rep.Seed, t = time.Since(t), time.Now()
-	run, err := schedule(ctx, sb, s, arm, len(o.Snapshot.Replay), o.Timeout)
+	run, settled, err := schedule(ctx, sb, s, arm, len(o.Snapshot.Replay), o.Timeout)
 	if err != nil {
 		return rep, nil, stop(err)
 	}
-	rep.Schedule = time.Since(t)
+	rep.Schedule, rep.Settled = time.Since(t), settled
 	rep.count(run, len(o.Snapshot.Replay))
 	if id, ok := sb.(ImageIdentifier); ok {
 		rep.ImageID = id.ImageID(ctx)

@@ -58,6 +58,7 @@ func TestTrialBlocksAGangThroughTheOperator(t *testing.T) {
 		t.Errorf("the candidate arm ran image %s, want scheduler-plugins' (%s)", report.Candidate.Image, operandrunner.SchedulerPluginsImage)
 	}
 	checkBlockedGang(t, report, ns)
+	checkSettled(t, report)
 	c.waitCondition(t, targetconfigcontroller.TrialBlockedCondition, operatorv1.ConditionTrue, "TrialBlocked", "Coscheduling")
 
 	if after := c.operandGeneration(t); after != before {

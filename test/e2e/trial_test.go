@@ -89,6 +89,7 @@ func TestTrial(t *testing.T) {
 			t.Errorf("want moved pods and an allowed verdict; got %d moved, verdict %+v", moved, r.Verdict)
 		}
 		checkPacked(t, r)
+		checkSettled(t, r)
 		t.Logf("%d of 6 moved; %s (timings %+v)", moved, r.Verdict.Message, r.Timings)
 	})
 
@@ -145,6 +146,21 @@ func (c *cluster) trialGang(t *testing.T, dir, node string) {
 		t.Errorf("the arms ran %s and %s, want scheduler-plugins' build for its image", r.Current.Binary, r.Candidate.Binary)
 	}
 	checkBlockedGang(t, r, ns)
+	checkSettled(t, r)
+}
+
+// checkSettled checks that every arm of a trial ended on its scheduler's own
+// word that it had nothing left to try (its metrics, read from the trial
+// command's processes or the operator's trial Pods), not on its pods looking
+// decided: the gang's pods look decided while the scheduler still holds them
+// in backoff for their siblings.
+func checkSettled(t *testing.T, r *trial.Report) {
+	t.Helper()
+	for _, a := range []trial.ArmReport{r.Current, r.Candidate, r.Rerun} {
+		if !strings.HasPrefix(a.Settled, "done when the scheduler had nothing left to try: ") {
+			t.Errorf("the %s arm ended %q, want it done by its scheduler's queues", a.Name, a.Settled)
+		}
+	}
 }
 
 // createWaitingGang creates a namespace (named from prefix) with a PodGroup

@@ -128,6 +128,8 @@ var trialOwnedFlags = map[string]bool{
 	"config": true, "secure-port": true, "bind-address": true, "cert-dir": true,
 	"tls-cert-file": true, "tls-private-key-file": true, "tls-min-version": true, "tls-cipher-suites": true,
 	"client-ca-file": true, "kubeconfig": true, "authentication-kubeconfig": true, "authorization-kubeconfig": true,
+	// Who may read the arm's metrics, by which the trial knows it has settled.
+	"authentication-skip-lookup": true, "authorization-always-allow-paths": true,
 }
 
 // TrialArgs are a scheduler container's args without the flags a trial owns,

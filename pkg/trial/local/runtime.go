@@ -49,8 +49,11 @@ func (l *Runtime) StartStored(ctx context.Context, arm trial.Arm, objects trial.
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", arm.Name, err)
 	}
-	s := &localArm{sandbox: sb, arm: arm, log: filepath.Join(dir, "scheduler.log")}
-	if s.exited, s.stopScheduler, err = startScheduler(sb, arm, dir, s.log); err != nil {
+	s := &localArm{sandbox: sb, arm: arm, log: filepath.Join(dir, "scheduler.log"), certDir: filepath.Join(dir, "serving")}
+	if s.metricsPort, err = freeLoopbackPort(); err != nil {
+		return nil, errors.Join(err, sb.stop())
+	}
+	if s.exited, s.stopScheduler, err = startScheduler(sb, arm, dir, s.log, servingFlags(s.metricsPort, s.certDir)); err != nil {
 		return nil, errors.Join(err, sb.stop())
 	}
 	return s, nil
@@ -63,6 +66,9 @@ type localArm struct {
 	log           string
 	exited        chan error
 	stopScheduler func()
+	// metricsPort and certDir are where its scheduler serves its metrics.
+	metricsPort int
+	certDir     string
 }
 
 func (s *localArm) Config() *rest.Config { return rest.CopyConfig(s.sandbox.config) }
@@ -85,9 +91,10 @@ func (s *localArm) Stop(context.Context) error {
 	return s.sandbox.stop()
 }
 
-// startScheduler starts arm's scheduler against sb, logging to logPath. The
-// channel receives its exit; stop kills it and waits.
-func startScheduler(sb *localSandbox, arm trial.Arm, dir, logPath string) (chan error, func(), error) {
+// startScheduler starts arm's scheduler against sb, serving as serving
+// says, logging to logPath. The channel receives its exit; stop kills it and
+// waits.
+func startScheduler(sb *localSandbox, arm trial.Arm, dir, logPath string, serving []string) (chan error, func(), error) {
 	config, err := trial.SandboxSchedulerConfig(arm.Config, sb.kubeconfig)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", arm.Name, err)
@@ -101,8 +108,8 @@ func startScheduler(sb *localSandbox, arm trial.Arm, dir, logPath string) (chan 
 		return nil, nil, err
 	}
 	defer logFile.Close() // the child has its own descriptor
-	args := append([]string{"--config=" + configPath, "--secure-port=0",
-		"--authentication-kubeconfig=" + sb.kubeconfig, "--authorization-kubeconfig=" + sb.kubeconfig}, arm.Args...)
+	args := append(append([]string{"--config=" + configPath,
+		"--authentication-kubeconfig=" + sb.kubeconfig, "--authorization-kubeconfig=" + sb.kubeconfig}, serving...), arm.Args...)
 	cmd := exec.Command(arm.Binary, args...)
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	cmd.SysProcAttr = childProcAttr()

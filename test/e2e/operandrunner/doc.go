@@ -108,11 +108,13 @@
 // Per Pod, in a directory of its own, Options.Dir/<pod name>_<uid prefix>:
 //
 //   - A network namespace as for a Simulator's Pod, and an address of its own
-//     on the host: the first of 127.0.0.10, 127.0.0.11 ... whose port 6443 is
-//     free (another runner or harness on the host may hold one), reused once
-//     the Pod is gone. It is the Pod's status.podIP and podIPs, and the host's
-//     podIP:6443 is forwarded into the namespace's port 6443, so a host
-//     process (the operator) dials podIP:6443 as it would in a cluster. The
+//     on the host: the first of 127.0.0.10, 127.0.0.11 ... whose ports 6443
+//     and 10259 are free (another runner or harness on the host may hold
+//     one), reused once the Pod is gone. It is the Pod's status.podIP and
+//     podIPs, and the host's podIP:6443 (the sandbox's API server) and
+//     podIP:10259 (the scheduler's metrics) are forwarded into the
+//     namespace's same ports, so a host process (the operator) dials them as
+//     it would in a cluster. The
 //     serving certificate names a fixed DNS name, which clients set as TLS
 //     server name: any address verifies.
 //   - The init containers etcd and kube-apiserver, native sidecars, start in

@@ -165,12 +165,15 @@ func (t *trialRunner) sandboxFor(tp *TrialPod) (*trialSandbox, error) {
 	if err != nil {
 		return nil, err
 	}
-	l, ip, err := listenPodAddress(TrialAPIServerPort)
+	ports := []int{TrialAPIServerPort, TrialMetricsPort}
+	ls, ip, err := listenPodAddress(ports...)
 	if err != nil {
 		sb.close()
 		return nil, err
 	}
-	sb.forwardFrom(l, TrialAPIServerPort)
+	for i, l := range ls {
+		sb.forwardFrom(l, int32(ports[i]))
+	}
 	n = &trialSandbox{dir: dir, sandbox: sb, ip: ip}
 	for _, c := range tp.Sidecars {
 		n.sidecars = append(n.sidecars, &sidecarRun{c: c, startup: sb.probe(c.StartupProbe, c)})
@@ -178,7 +181,7 @@ func (t *trialRunner) sandboxFor(tp *TrialPod) (*trialSandbox, error) {
 	t.mu.Lock()
 	t.pods[tp.UID] = n
 	t.mu.Unlock()
-	t.o.logf("pod %s/%s (arm %s): network namespace up, pod IP %s (port %d forwarded), directory %s", tp.Namespace, tp.Name, tp.Arm, ip, TrialAPIServerPort, dir)
+	t.o.logf("pod %s/%s (arm %s): network namespace up, pod IP %s (ports %v forwarded), directory %s", tp.Namespace, tp.Name, tp.Arm, ip, ports, dir)
 	return n, nil
 }
 
@@ -321,20 +324,32 @@ const (
 	lastTrialAddress  = 254
 )
 
-// listenPodAddress listens on port of the first address from
-// 127.0.0.firstTrialAddress on where the port is free: an address is reused
+// listenPodAddress listens on ports of the first address from
+// 127.0.0.firstTrialAddress on where all are free: an address is reused
 // once its pod is gone, and runs beside each other (other runners, other
 // harnesses on the host) take the next.
-func listenPodAddress(port int) (net.Listener, string, error) {
-	for i := firstTrialAddress; i <= lastTrialAddress; i++ {
-		ip := net.IPv4(127, 0, 0, byte(i)).String()
-		l, err := net.Listen("tcp", net.JoinHostPort(ip, strconv.Itoa(port)))
-		if err == nil {
-			return l, ip, nil
-		}
-		if !errors.Is(err, syscall.EADDRINUSE) {
-			return nil, "", fmt.Errorf("listening on %s:%d for a trial Pod: %w", ip, port, err)
+func listenPodAddress(ports ...int) ([]net.Listener, string, error) {
+	closeAll := func(ls []net.Listener) {
+		for _, l := range ls {
+			l.Close()
 		}
 	}
-	return nil, "", fmt.Errorf("no free address for a trial Pod: port %d is taken on 127.0.0.%d to 127.0.0.%d", port, firstTrialAddress, lastTrialAddress)
+next:
+	for i := firstTrialAddress; i <= lastTrialAddress; i++ {
+		ip := net.IPv4(127, 0, 0, byte(i)).String()
+		var ls []net.Listener
+		for _, port := range ports {
+			l, err := net.Listen("tcp", net.JoinHostPort(ip, strconv.Itoa(port)))
+			if err != nil {
+				closeAll(ls)
+				if errors.Is(err, syscall.EADDRINUSE) {
+					continue next
+				}
+				return nil, "", fmt.Errorf("listening on %s:%d for a trial Pod: %w", ip, port, err)
+			}
+			ls = append(ls, l)
+		}
+		return ls, ip, nil
+	}
+	return nil, "", fmt.Errorf("no free address for a trial Pod: ports %v are taken on 127.0.0.%d to 127.0.0.%d", ports, firstTrialAddress, lastTrialAddress)
 }

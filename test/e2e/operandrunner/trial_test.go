@@ -156,7 +156,7 @@ func TestListenPodAddress(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer first.Close()
+	defer first[0].Close()
 	if ip != "127.0.0.10" {
 		t.Errorf("first address %s, want 127.0.0.10", ip)
 	}
@@ -167,12 +167,12 @@ func TestListenPodAddress(t *testing.T) {
 	if ip2 != "127.0.0.11" {
 		t.Errorf("second address %s, want 127.0.0.11 (127.0.0.10:%d is taken)", ip2, port)
 	}
-	second.Close()
+	second[0].Close()
 	again, ip3, err := listenPodAddress(port)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer again.Close()
+	defer again[0].Close()
 	if ip3 != ip2 {
 		t.Errorf("after the second was closed: %s, want %s again", ip3, ip2)
 	}

@@ -26,6 +26,8 @@ const (
 	// TrialAPIServerPort is the sandbox kube-apiserver's port, forwarded from
 	// the Pod IP on the host.
 	TrialAPIServerPort = 6443
+	// TrialMetricsPort is the scheduler's metrics port, forwarded likewise.
+	TrialMetricsPort = 10259
 )
 
 // trialSidecars are the init containers of a trial Pod, in the order they start.

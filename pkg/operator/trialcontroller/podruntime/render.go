@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"net"
+	"net/url"
 	"strconv"
 	"sync"
 	"time"
@@ -37,6 +38,10 @@ const (
 	SandboxServerName = "sandbox.secondary-scheduler-trial"
 	// SandboxPort is the sandbox kube-apiserver's port on the Pod's IP.
 	SandboxPort = 6443
+	// SchedulerMetricsPort is where the arm's scheduler serves its metrics on
+	// the Pod's IP, to whom its sandbox authorizes: the trial reads its
+	// queues to know it has settled (trial.SchedulerMetrics).
+	SchedulerMetricsPort = 10259
 	// SchedulerContainer, EtcdContainer and APIServerContainer name the Pod's containers.
 	SchedulerContainer = "scheduler"
 	EtcdContainer      = "etcd"
@@ -214,6 +219,18 @@ func renderSecret(arm trial.Arm, c *credentials) (*corev1.Secret, error) {
 			configKey:     config,
 		},
 	}, nil
+}
+
+// metricsClient is the operator's client config of the scheduler's
+// metrics at podIP: the sandbox's serving certificate and admin credentials.
+func metricsClient(sandbox *rest.Config) (*rest.Config, error) {
+	u, err := url.Parse(sandbox.Host)
+	if err != nil {
+		return nil, err
+	}
+	cfg := rest.CopyConfig(sandbox)
+	cfg.Host = "https://" + net.JoinHostPort(u.Hostname(), strconv.Itoa(SchedulerMetricsPort))
+	return cfg, nil
 }
 
 // sandboxClient is the operator's client config of a sandbox at podIP.

@@ -166,16 +166,16 @@ func TestRenderArmNetworkPolicy(t *testing.T) {
 		t.Errorf("the policy's pod selector %v selects another trial's Pod", p.PodSelector)
 	}
 	tcp := corev1.ProtocolTCP
-	port := intstr.FromInt32(SandboxPort)
+	port, metrics := intstr.FromInt32(SandboxPort), intstr.FromInt32(SchedulerMetricsPort)
 	want := []networkingv1.NetworkPolicyIngressRule{{
 		From: []networkingv1.NetworkPolicyPeer{{
 			NamespaceSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"kubernetes.io/metadata.name": "openshift-secondary-scheduler-operator"}},
 			PodSelector:       &metav1.LabelSelector{MatchLabels: map[string]string{"app.kubernetes.io/name": "secondary-scheduler-operator"}},
 		}},
-		Ports: []networkingv1.NetworkPolicyPort{{Protocol: &tcp, Port: &port}},
+		Ports: []networkingv1.NetworkPolicyPort{{Protocol: &tcp, Port: &port}, {Protocol: &tcp, Port: &metrics}},
 	}}
 	if !reflect.DeepEqual(p.Ingress, want) {
-		t.Errorf("the policy admits %+v, want only the operator's pods on TCP %d", p.Ingress, SandboxPort)
+		t.Errorf("the policy admits %+v, want only the operator's pods on TCP %d and %d", p.Ingress, SandboxPort, SchedulerMetricsPort)
 	}
 	// Egress among the policy's types, with no rule: everything out is denied.
 	if !reflect.DeepEqual(p.PolicyTypes, []networkingv1.PolicyType{networkingv1.PolicyTypeIngress, networkingv1.PolicyTypeEgress}) || len(p.Egress) > 0 {

@@ -146,6 +146,16 @@ type podArm struct {
 
 func (s *podArm) Config() *rest.Config { return rest.CopyConfig(s.config) }
 
+// SchedulerMetrics implements trial.SchedulerMetrics: the scheduler's
+// metrics on the Pod's IP, read as the sandbox's admin.
+func (s *podArm) SchedulerMetrics(ctx context.Context) ([]byte, error) {
+	cfg, err := metricsClient(s.config)
+	if err != nil {
+		return nil, err
+	}
+	return trial.ReadSchedulerMetrics(ctx, cfg)
+}
+
 // Log is "": the scheduler's log stays in the Pod; its tail is the
 // termination message a failed arm reports.
 func (s *podArm) Log() string { return "" }

@@ -1,0 +1,67 @@
+package integration
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/openshift/secondary-scheduler-operator/pkg/trial"
+	"github.com/openshift/secondary-scheduler-operator/pkg/trial/local"
+	"github.com/openshift/secondary-scheduler-operator/test/framework"
+)
+
+// TestTrialArmsSettleByTheirSchedulersQueues runs a trial with the real
+// kube-scheduler in the trial command's runtime: every arm must end on its
+// scheduler's own metrics (queues idle, no attempt between two looks), read
+// over its serving port as the sandbox's admin, not on its pods looking
+// decided. One pod fits no node, so the scheduler parks one unschedulable.
+func TestTrialArmsSettleByTheirSchedulersQueues(t *testing.T) {
+	bin := framework.Binary(t, "kube-scheduler")
+	const scheduler = "trial-settle"
+	node := func(name string) corev1.Node {
+		capacity := corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("4"), corev1.ResourceMemory: resource.MustParse("8Gi"), corev1.ResourcePods: resource.MustParse("110")}
+		return corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{corev1.LabelHostname: name}},
+			Status: corev1.NodeStatus{Capacity: capacity, Allocatable: capacity}}
+	}
+	pod := func(name, cpu string) corev1.Pod {
+		return corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "settle"},
+			Spec: corev1.PodSpec{SchedulerName: scheduler, Containers: []corev1.Container{{Name: "c", Image: "registry.k8s.io/pause:3.10",
+				Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse(cpu)}}}}}}
+	}
+	snap := &trial.Snapshot{
+		Namespaces: []corev1.Namespace{{ObjectMeta: metav1.ObjectMeta{Name: "settle"}}},
+		Nodes:      []corev1.Node{node("n1"), node("n2")},
+		Replay:     []corev1.Pod{pod("a", "1"), pod("b", "1"), pod("too-big", "100")},
+	}
+	config := framework.ScoringConfig(scheduler, "LeastAllocated")
+	r, err := trial.Run(context.Background(), trial.Options{Snapshot: snap, Runtime: local.New(filepath.Dir(bin), t.TempDir()), Timeout: time.Minute,
+		Current: trial.Arm{Name: "current", Binary: bin, Config: config}, Candidate: trial.Arm{Name: "candidate", Binary: bin, Config: config}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range []trial.ArmReport{r.Current, r.Candidate, r.Rerun} {
+		if a.Bound != 2 || a.Unschedulable != 1 {
+			t.Errorf("the %s arm bound %d and found %d unschedulable, want 2 and 1", a.Name, a.Bound, a.Unschedulable)
+		}
+		want := "done when the scheduler had nothing left to try: 0 active, 0 in backoff, 0 binding, 1 parked unschedulable, "
+		if !strings.HasPrefix(a.Settled, want) {
+			t.Errorf("the %s arm ended %q, want %q...", a.Name, a.Settled, want)
+		}
+		t.Logf("%s: %s", a.Name, a.Settled)
+	}
+	var text strings.Builder
+	if err := r.WriteText(&text); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(text.String(), fmt.Sprintf("current: 2 bound, 1 unschedulable, 0 undecided; %s", r.Current.Fence)) ||
+		!strings.Contains(text.String(), r.Current.Settled) {
+		t.Errorf("the report's arm lines do not say how the arm ended:\n%s", text.String())
+	}
+}

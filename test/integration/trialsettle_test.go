@@ -11,6 +11,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/rest"
 
 	"github.com/openshift/secondary-scheduler-operator/pkg/trial"
 	"github.com/openshift/secondary-scheduler-operator/pkg/trial/local"
@@ -63,5 +65,44 @@ func TestTrialArmsSettleByTheirSchedulersQueues(t *testing.T) {
 	if !strings.Contains(text.String(), fmt.Sprintf("current: 2 bound, 1 unschedulable, 0 undecided; %s", r.Current.Fence)) ||
 		!strings.Contains(text.String(), r.Current.Settled) {
 		t.Errorf("the report's arm lines do not say how the arm ended:\n%s", text.String())
+	}
+}
+
+// TestTrialSchedulerMetricsAnswerOnlyTheSandboxAdmin: the port a trial
+// command's scheduler serves its metrics on answers the sandbox's admin, and
+// refuses a client without a certificate and one whose certificate another
+// CA signed (a user of the live cluster, say).
+func TestTrialSchedulerMetricsAnswerOnlyTheSandboxAdmin(t *testing.T) {
+	bin := framework.Binary(t, "kube-scheduler")
+	ctx := context.Background()
+	arm := trial.Arm{Name: "current", Binary: bin, Config: framework.ScoringConfig("trial-metrics", "LeastAllocated")}
+	sb, err := local.New(filepath.Dir(bin), t.TempDir()).Start(ctx, arm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = sb.Stop(ctx) }()
+	served := sb.(interface {
+		trial.SchedulerMetrics
+		MetricsHost() string
+	})
+	var page []byte
+	err = wait.PollUntilContextTimeout(ctx, 250*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+		page, err = served.SchedulerMetrics(ctx)
+		return err == nil, nil
+	})
+	if err != nil {
+		t.Fatalf("the sandbox's admin could not read the scheduler's metrics: %v", err)
+	}
+	if _, err := trial.ParseQueue(page); err != nil {
+		t.Fatalf("the admin's read is no scheduler's metrics: %v", err)
+	}
+	other := framework.Shared(t).Config // a client certificate of the live cluster's CA, not the sandbox's
+	for name, cfg := range map[string]*rest.Config{
+		"no client certificate":       {Host: served.MetricsHost(), TLSClientConfig: rest.TLSClientConfig{Insecure: true}},
+		"a certificate of another CA": {Host: served.MetricsHost(), TLSClientConfig: rest.TLSClientConfig{Insecure: true, CertData: other.CertData, KeyData: other.KeyData}},
+	} {
+		if _, err := trial.ReadSchedulerMetrics(ctx, cfg); err == nil || !strings.Contains(err.Error(), "answered 40") {
+			t.Errorf("%s: read the scheduler's metrics (%v), want them refused", name, err)
+		}
 	}
 }

@@ -44,7 +44,12 @@ func (s *localArm) SchedulerMetrics(ctx context.Context) ([]byte, error) {
 		return nil, fmt.Errorf("the scheduler serves no certificate yet: %w", err)
 	}
 	cfg := rest.CopyConfig(s.sandbox.config)
-	cfg.Host = "https://" + net.JoinHostPort("127.0.0.1", strconv.Itoa(s.metricsPort))
+	cfg.Host = s.MetricsHost()
 	cfg.CAData, cfg.CAFile, cfg.ServerName = ca, "", ""
 	return trial.ReadSchedulerMetrics(ctx, cfg)
+}
+
+// MetricsHost is the URL its scheduler serves its metrics at.
+func (s *localArm) MetricsHost() string {
+	return "https://" + net.JoinHostPort("127.0.0.1", strconv.Itoa(s.metricsPort))
 }

@@ -2,11 +2,17 @@ package e2e
 
 import (
 	"context"
+	"fmt"
+	"net"
+	"net/url"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 
 	"github.com/openshift/secondary-scheduler-operator/pkg/operator/trialcontroller/podruntime"
@@ -23,7 +29,8 @@ import (
 // allows it. No object of either sandbox holds
 // an env value or a Secret reference, although the snapshot copied a pod that
 // has them. Once the trial is over no trial Pod is left, and the processes the
-// harness ran for them have exited.
+// harness ran for them have exited. Each Pod's scheduler serves its metrics
+// to the sandbox's admin alone, and every arm ends on them.
 func TestTrialPodRuntime(t *testing.T) {
 	c := needCluster(t)
 	trialPodNS = c.createNamespace(t, "e2e-trial-pod")
@@ -58,7 +65,12 @@ func TestTrialPodRuntime(t *testing.T) {
 			TrialID: "e2e0trialpod", StartTimeout: 2 * time.Minute, Lifetime: 4 * time.Minute},
 		Timeout: time.Minute,
 		// The sandbox's address is the trial Pod's IP, which the harness forwards.
-		Inspect: leaks.inspect,
+		Inspect: func(arm string, cfg *rest.Config) error {
+			if err := metricsOnlyForTheAdmin(cfg); err != nil {
+				return fmt.Errorf("%s: %w", arm, err)
+			}
+			return leaks.inspect(arm, cfg)
+		},
 	})
 	if err != nil {
 		t.Fatalf("the trial with trial Pods (runner log %s): %v", c.trials.log, err)
@@ -80,6 +92,7 @@ func TestTrialPodRuntime(t *testing.T) {
 		t.Errorf("verdict %+v, %d of namespace %s moved, counts %+v: want allowed with moved pods and none newly unschedulable", r.Verdict, moved, ns, r.Counts)
 	}
 	checkPacked(t, r)
+	checkSettled(t, r)
 	started := c.trials.startedList()[before:]
 	if len(started) != 3 {
 		t.Errorf("the harness started %d trial schedulers, want 3 (current, candidate and the current's rerun)", len(started))
@@ -87,6 +100,31 @@ func TestTrialPodRuntime(t *testing.T) {
 	for _, s := range started {
 		checkTrialPodGone(ctx, t, c, s, true)
 	}
+}
+
+// metricsOnlyForTheAdmin: a trial Pod's scheduler serves its metrics, on the
+// Pod's IP, to the sandbox's admin (sandbox, its client config), and refuses
+// a client without a certificate.
+func metricsOnlyForTheAdmin(sandbox *rest.Config) error {
+	u, err := url.Parse(sandbox.Host)
+	if err != nil {
+		return err
+	}
+	admin := rest.CopyConfig(sandbox)
+	admin.Host = "https://" + net.JoinHostPort(u.Hostname(), strconv.Itoa(podruntime.SchedulerMetricsPort))
+	ctx := context.Background()
+	page, err := trial.ReadSchedulerMetrics(ctx, admin)
+	if err != nil {
+		return fmt.Errorf("the sandbox's admin could not read its scheduler's metrics: %w", err)
+	}
+	if _, err := trial.ParseQueue(page); err != nil {
+		return err
+	}
+	stranger := &rest.Config{Host: admin.Host, TLSClientConfig: rest.TLSClientConfig{Insecure: true}}
+	if _, err := trial.ReadSchedulerMetrics(ctx, stranger); err == nil || !strings.Contains(err.Error(), "answered 40") {
+		return fmt.Errorf("a client without a certificate read the scheduler's metrics (%v), want it refused", err)
+	}
+	return nil
 }
 
 // trialOwner is the owner reference of the trial's objects: the SecondaryScheduler.

@@ -3,9 +3,6 @@ package e2e
 import (
 	"context"
 	"fmt"
-	"net"
-	"net/url"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -106,12 +103,10 @@ func TestTrialPodRuntime(t *testing.T) {
 // Pod's IP, to the sandbox's admin (sandbox, its client config), and refuses
 // a client without a certificate.
 func metricsOnlyForTheAdmin(sandbox *rest.Config) error {
-	u, err := url.Parse(sandbox.Host)
+	admin, err := podruntime.MetricsClient(sandbox)
 	if err != nil {
 		return err
 	}
-	admin := rest.CopyConfig(sandbox)
-	admin.Host = "https://" + net.JoinHostPort(u.Hostname(), strconv.Itoa(podruntime.SchedulerMetricsPort))
 	ctx := context.Background()
 	page, err := trial.ReadSchedulerMetrics(ctx, admin)
 	if err != nil {

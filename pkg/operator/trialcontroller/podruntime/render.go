@@ -221,9 +221,10 @@ func renderSecret(arm trial.Arm, c *credentials) (*corev1.Secret, error) {
 	}, nil
 }
 
-// metricsClient is the operator's client config of the scheduler's
-// metrics at podIP: the sandbox's serving certificate and admin credentials.
-func metricsClient(sandbox *rest.Config) (*rest.Config, error) {
+// MetricsClient is the operator's client config of the scheduler's
+// metrics on the host of sandbox (the Pod IP): the sandbox's serving
+// certificate and admin credentials.
+func MetricsClient(sandbox *rest.Config) (*rest.Config, error) {
 	u, err := url.Parse(sandbox.Host)
 	if err != nil {
 		return nil, err

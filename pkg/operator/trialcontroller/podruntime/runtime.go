@@ -149,7 +149,7 @@ func (s *podArm) Config() *rest.Config { return rest.CopyConfig(s.config) }
 // SchedulerMetrics implements trial.SchedulerMetrics: the scheduler's
 // metrics on the Pod's IP, read as the sandbox's admin.
 func (s *podArm) SchedulerMetrics(ctx context.Context) ([]byte, error) {
-	cfg, err := metricsClient(s.config)
+	cfg, err := MetricsClient(s.config)
 	if err != nil {
 		return nil, err
 	}

@@ -46,17 +46,20 @@ type SandboxLoad struct {
 	// in bytes (0: no node says): a sandbox run on that cluster as a Pod
 	// must fit in it.
 	LargestNodeMemory int64
-	// WorkloadAPI says the snapshot holds Workloads or PodGroups
-	// (scheduling.k8s.io), or pods in one (spec.schedulingGroup): the
-	// sandbox's kube-apiserver must serve them (APIServerFlags).
-	WorkloadAPI bool
+	// GangVersion is the version of scheduling.k8s.io the snapshot's
+	// Workloads and PodGroups are at (Snapshot.GangVersion), when it holds
+	// some or pods in one (spec.schedulingGroup): the sandbox's
+	// kube-apiserver must serve that version (APIServerFlags).
+	GangVersion string
 }
 
 // LoadOf is what a sandbox seeded with s holds.
 func LoadOf(s *Snapshot) SandboxLoad {
-	load := SandboxLoad{Nodes: len(s.Nodes), Pods: s.Pods.Len() + len(s.Replay),
-		WorkloadAPI: len(s.Workloads) > 0 || len(s.PodGroups) > 0 ||
-			slices.ContainsFunc(s.Replay, func(p corev1.Pod) bool { return p.Spec.SchedulingGroup != nil }) || s.Pods.anyInSchedulingGroup()}
+	load := SandboxLoad{Nodes: len(s.Nodes), Pods: s.Pods.Len() + len(s.Replay)}
+	if len(s.Workloads) > 0 || len(s.PodGroups) > 0 ||
+		slices.ContainsFunc(s.Replay, func(p corev1.Pod) bool { return p.Spec.SchedulingGroup != nil }) || s.Pods.anyInSchedulingGroup() {
+		load.GangVersion = s.GangVersion
+	}
 	for _, n := range s.Nodes {
 		if m, ok := n.Status.Allocatable[corev1.ResourceMemory]; ok {
 			load.LargestNodeMemory = max(load.LargestNodeMemory, m.Value())
@@ -70,21 +73,21 @@ type APIServerFlag struct{ Name, Value string }
 
 func (f APIServerFlag) String() string { return "--" + f.Name + "=" + f.Value }
 
-// workloadAPIFlags make kube-apiserver serve the version of Workloads and
-// PodGroups the snapshot copies and seeds (scheduling.k8s.io/v1alpha2, of
-// Kubernetes 1.36), and keep pods' spec.schedulingGroup, which it drops
-// without the gate.
-var workloadAPIFlags = []APIServerFlag{{"runtime-config", "scheduling.k8s.io/v1alpha2=true"}, {"feature-gates", "GenericWorkload=true"}}
+// gangGate makes kube-apiserver serve Kubernetes' own gangs and keep pods'
+// spec.schedulingGroup, which it drops without the gate.
+const gangGate = "GenericWorkload=true"
 
 // APIServerFlags are the flags a sandbox holding l needs of its
-// kube-apiserver beyond a runtime's own, nil for most snapshots: one that
-// does not know a version or gate named refuses to start (Kubernetes 1.37
-// serves no scheduling.k8s.io/v1alpha2), so they are passed only when needed.
+// kube-apiserver beyond a runtime's own, nil for most snapshots: with gangs,
+// the version of scheduling.k8s.io they are at (not served by default: no
+// version of them is GA) and gangGate. A kube-apiserver that does not know
+// the version or the gate refuses to start, naming it, so they are passed
+// only when needed.
 func (l SandboxLoad) APIServerFlags() []APIServerFlag {
-	if l.WorkloadAPI {
-		return slices.Clone(workloadAPIFlags)
+	if l.GangVersion == "" {
+		return nil
 	}
-	return nil
+	return []APIServerFlag{{"runtime-config", GangGroup + "/" + l.GangVersion + "=true"}, {"feature-gates", gangGate}}
 }
 
 // RerunArm names the current configuration's second run. Every trial runs
@@ -151,7 +154,7 @@ func schedule(ctx context.Context, sb Sandbox, s *seeder, arm Arm, want int, tim
 	defer deadline.Stop()
 	tick := time.NewTicker(pollInterval)
 	defer tick.Stop()
-	settled := newSettler(sb)
+	settled := newSettler(sb, retryWindowOf(arm.Config))
 	for {
 		pods, err := s.replayedPods(ctx)
 		if err != nil {
@@ -174,7 +177,7 @@ func schedule(ctx context.Context, sb Sandbox, s *seeder, arm Arm, want int, tim
 					outcome[key] = p
 				}
 			}
-			return outcome, fmt.Sprintf("not settled within %s", timeout), nil
+			return outcome, settled.unsettled(timeout), nil
 		case <-tick.C:
 		}
 	}

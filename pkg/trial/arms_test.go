@@ -7,9 +7,9 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
-	schedulingv1alpha2 "k8s.io/api/scheduling/v1alpha2"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
 )
 
@@ -120,7 +120,7 @@ func TestLoadOfWorkloadAPI(t *testing.T) {
 	inGroup := corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "w-0", Namespace: "ns"},
 		Spec: corev1.PodSpec{NodeName: "a", SchedulingGroup: &corev1.PodSchedulingGroup{PodGroupName: ptrTo("train")}}}
 	bound := func(pods ...corev1.Pod) *Snapshot {
-		s := &Snapshot{}
+		s := &Snapshot{GangVersion: "v1beta1"}
 		for _, p := range pods {
 			if _, err := s.Pods.Add(p); err != nil {
 				t.Fatal(err)
@@ -134,15 +134,15 @@ func TestLoadOfWorkloadAPI(t *testing.T) {
 		snap *Snapshot
 		want bool
 	}{
-		{"plain pods", &Snapshot{Replay: []corev1.Pod{plain}}, false},
-		{"a Workload", &Snapshot{Workloads: []schedulingv1alpha2.Workload{{ObjectMeta: metav1.ObjectMeta{Name: "w", Namespace: "ns"}}}}, true},
-		{"a PodGroup", &Snapshot{PodGroups: []schedulingv1alpha2.PodGroup{{ObjectMeta: metav1.ObjectMeta{Name: "train", Namespace: "ns"}}}}, true},
+		{"plain pods of a cluster that serves gangs", &Snapshot{Replay: []corev1.Pod{plain}, GangVersion: "v1beta1"}, false},
+		{"a Workload", &Snapshot{Workloads: []unstructured.Unstructured{gangObject("Workload", "ns", "w")}, GangVersion: "v1beta1"}, true},
+		{"a PodGroup", &Snapshot{PodGroups: []unstructured.Unstructured{gangObject("PodGroup", "ns", "train")}, GangVersion: "v1beta1"}, true},
 		{"a bound pod in a group", bound(plain, inGroup), true},
-		{"a replayed pod in a group", &Snapshot{Replay: []corev1.Pod{plain, inGroup}}, true},
+		{"a replayed pod in a group", &Snapshot{Replay: []corev1.Pod{plain, inGroup}, GangVersion: "v1beta1"}, true},
 	} {
 		load := LoadOf(c.snap)
-		if load.WorkloadAPI != c.want {
-			t.Errorf("%s: WorkloadAPI = %t, want %t", c.name, load.WorkloadAPI, c.want)
+		if (load.GangVersion == "v1beta1") != c.want {
+			t.Errorf("%s: GangVersion = %q, want it only with gangs", c.name, load.GangVersion)
 		}
 		var flags []string
 		for _, f := range load.APIServerFlags() {
@@ -150,7 +150,7 @@ func TestLoadOfWorkloadAPI(t *testing.T) {
 		}
 		want := []string(nil)
 		if c.want {
-			want = []string{"--runtime-config=scheduling.k8s.io/v1alpha2=true", "--feature-gates=GenericWorkload=true"}
+			want = []string{"--runtime-config=scheduling.k8s.io/v1beta1=true", "--feature-gates=GenericWorkload=true"}
 		}
 		if !slices.Equal(flags, want) {
 			t.Errorf("%s: kube-apiserver flags %q, want %q", c.name, flags, want)

@@ -6,6 +6,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	resourcev1 "k8s.io/api/resource/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 )
 
@@ -82,8 +83,11 @@ func (s *Snapshot) settleGroups() {
 		}
 	}
 	for i := range s.PodGroups {
-		if g := &s.PodGroups[i]; replayed[g.Namespace+"/"+g.Name] {
-			g.Status.Conditions = nil
+		if g := &s.PodGroups[i]; replayed[g.GetNamespace()+"/"+g.GetName()] {
+			unstructured.RemoveNestedField(g.Object, "status", "conditions")
+			if status, _, _ := unstructured.NestedMap(g.Object, "status"); len(status) == 0 {
+				delete(g.Object, "status")
+			}
 		}
 	}
 }

@@ -6,14 +6,13 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	resourcev1 "k8s.io/api/resource/v1"
-	schedulingv1alpha2 "k8s.io/api/scheduling/v1alpha2"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
@@ -57,19 +56,31 @@ func devicePods() []runtime.Object {
 	shared.ReservedFor = append(shared.ReservedFor, resourcev1.ResourceClaimConsumerReference{Resource: "pods", Name: "recent", UID: "live-recent"})
 	ext := claim("recent-ext", allocated("recent"), "recent")
 	ext.Annotations = map[string]string{extendedResourceClaimAnnotation: "true"}
-	gang := schedulingv1alpha2.PodGroupSchedulingPolicy{Gang: &schedulingv1alpha2.GangSchedulingPolicy{MinCount: 1}}
-	scheduled := schedulingv1alpha2.PodGroupStatus{Conditions: []metav1.Condition{{Type: schedulingv1alpha2.PodGroupScheduled,
-		Status: metav1.ConditionTrue, Reason: "Scheduled", LastTransitionTime: metav1.NewTime(time.Unix(1000, 0))}}}
 	return []runtime.Object{pending, recent, theirs,
 		claim("pending-claim", allocated("worker-0"), ""), claim("recent-gpu", allocated("recent"), "recent"), ext,
 		claim("theirs-claim", allocated("theirs"), ""), claim("shared", shared, ""),
 		&resourcev1.ResourceClaimTemplate{ObjectMeta: metav1.ObjectMeta{Namespace: "ml", Name: "gpu"}},
 		&resourcev1.DeviceClass{ObjectMeta: metav1.ObjectMeta{Name: "gpu"}},
 		&resourcev1.ResourceSlice{ObjectMeta: metav1.ObjectMeta{Name: "node-1-gpu"}, Spec: resourcev1.ResourceSliceSpec{Driver: "gpu.example.com", NodeName: ptr.To("n")}},
-		&schedulingv1alpha2.Workload{ObjectMeta: metav1.ObjectMeta{Namespace: "ml", Name: "training"}},
-		&schedulingv1alpha2.PodGroup{ObjectMeta: metav1.ObjectMeta{Namespace: "ml", Name: "training"}, Spec: schedulingv1alpha2.PodGroupSpec{SchedulingPolicy: gang}, Status: scheduled},
-		&schedulingv1alpha2.PodGroup{ObjectMeta: metav1.ObjectMeta{Namespace: "ml", Name: "done"}, Spec: schedulingv1alpha2.PodGroupSpec{SchedulingPolicy: gang}, Status: scheduled},
 	}
+}
+
+// deviceGangs are the gangs of devicePods' cluster: the group worker-0 is
+// in (training) and another, both scheduled, and training's Workload.
+func deviceGangs() []unstructured.Unstructured {
+	scheduled := func(g unstructured.Unstructured) unstructured.Unstructured {
+		g.Object["status"] = map[string]interface{}{"conditions": []interface{}{map[string]interface{}{"type": "PodGroupScheduled",
+			"status": "True", "reason": "Scheduled", "message": "all placed", "lastTransitionTime": "1970-01-01T00:16:40Z"}}}
+		return g
+	}
+	return []unstructured.Unstructured{gangObject("Workload", "ml", "training"),
+		scheduled(gangObject("PodGroup", "ml", "training")), scheduled(gangObject("PodGroup", "ml", "done"))}
+}
+
+// deviceCluster is devicePods' cluster, serving Kubernetes' own gangs.
+func deviceCluster() Source {
+	kube, dyn := gangCluster(devicePods(), deviceGangs()...)
+	return Source{Kube: kube, Dynamic: dyn}
 }
 
 // A cluster that serves Dynamic Resource Allocation and native gangs: the
@@ -78,7 +89,7 @@ func devicePods() []runtime.Object {
 // them, those of bound pods keep their devices, and the gang whose pods are
 // replayed loses its conditions.
 func TestTakeCopiesClaimsAndGangs(t *testing.T) {
-	s, err := take(context.Background(), Source{Kube: fake.NewClientset(devicePods()...)}, []string{"ours"}, ReplayBounds{Pending: 10, Bound: 10}, MaxSnapshotBytes)
+	s, err := take(context.Background(), deviceCluster(), []string{"ours"}, ReplayBounds{Pending: 10, Bound: 10}, MaxSnapshotBytes)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,8 +147,17 @@ func TestTakeCopiesClaimsAndGangs(t *testing.T) {
 			len(s.DeviceClasses), len(s.ResourceSlices), len(s.ResourceClaimTemplates), len(s.Workloads), len(s.PodGroups))
 	}
 	for _, g := range s.PodGroups {
-		if replayed := g.Name == "training"; replayed != (len(g.Status.Conditions) == 0) {
-			t.Errorf("PodGroup %s has conditions %v; want them cleared only for the group whose pods are replayed", g.Name, g.Status.Conditions)
+		conditions, _, _ := unstructured.NestedSlice(g.Object, "status", "conditions")
+		if replayed := g.GetName() == "training"; replayed != (len(conditions) == 0) {
+			t.Errorf("PodGroup %s has conditions %v; want them cleared only for the group whose pods are replayed", g.GetName(), conditions)
+		}
+		if g.GetAPIVersion() != "scheduling.k8s.io/v1beta1" || s.GangVersion != "v1beta1" {
+			t.Errorf("PodGroup %s copied at %s (gangVersion %q), want the version the cluster serves, v1beta1", g.GetName(), g.GetAPIVersion(), s.GangVersion)
+		}
+	}
+	for _, g := range s.PodGroups {
+		if c, _, _ := unstructured.NestedSlice(g.Object, "status", "conditions"); g.GetName() == "done" && (len(c) != 1 || c[0].(map[string]interface{})["message"] != nil) {
+			t.Errorf("PodGroup done keeps conditions %v; want its one condition without its message", c)
 		}
 	}
 	if len(s.Sampled) != 1 || s.Sampled[0].LeftOut != 0 {
@@ -145,36 +165,45 @@ func TestTakeCopiesClaimsAndGangs(t *testing.T) {
 	}
 }
 
-// A cluster that does not serve resource.k8s.io or scheduling.k8s.io/v1alpha2
-// (a 404 on the list), or does not let the operator read one of their kinds
-// (a 403): none of that API is copied, and the pods naming a claim or a
+// A cluster that does not serve resource.k8s.io or gangs (a 404 on the
+// list, and no gangs in its discovery), or does not let the operator read
+// one of their kinds (a 403): none of that API is copied, and the pods naming a claim or a
 // gang are left out of the replay set, and kept bound without them.
 func TestTakeWithoutClaimsOrGangs(t *testing.T) {
 	dra := []string{"deviceclasses", "resourceslices", "resourceclaimtemplates", "resourceclaims"}
 	gangs := []string{"workloads", "podgroups"}
 	for _, tc := range []struct {
-		name   string
-		refuse []string
-		err    func(resource string) error
+		name            string
+		gangsDiscovered bool
+		refuse          []string
+		err             func(resource string) error
 	}{
-		{"not served", append(dra, gangs...), func(r string) error {
+		{"not served", false, dra, func(r string) error {
 			return apierrors.NewNotFound(schema.GroupResource{Resource: r}, "")
 		}},
-		{"not allowed to read one kind of each", []string{"resourceclaims", "podgroups"}, func(r string) error {
+		{"discovered, but a 404 on the list", true, append(dra, gangs...), func(r string) error {
+			return apierrors.NewNotFound(schema.GroupResource{Resource: r}, "")
+		}},
+		{"not allowed to read one kind of each", true, []string{"resourceclaims", "podgroups"}, func(r string) error {
 			return apierrors.NewForbidden(schema.GroupResource{Resource: r}, "", fmt.Errorf("RBAC"))
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			kube := fake.NewClientset(devicePods()...)
-			for _, r := range tc.refuse {
-				kube.PrependReactor("list", r, func(clienttesting.Action) (bool, runtime.Object, error) { return true, nil, tc.err(r) })
+			kube, dyn := gangCluster(devicePods(), deviceGangs()...)
+			if !tc.gangsDiscovered {
+				kube.Resources = nil
 			}
-			s, err := take(context.Background(), Source{Kube: kube}, []string{"ours"}, ReplayBounds{Pending: 10, Bound: 10}, MaxSnapshotBytes)
+			for _, r := range tc.refuse {
+				refuse := func(clienttesting.Action) (bool, runtime.Object, error) { return true, nil, tc.err(r) }
+				kube.PrependReactor("list", r, refuse)
+				dyn.PrependReactor("list", r, refuse)
+			}
+			s, err := take(context.Background(), Source{Kube: kube, Dynamic: dyn}, []string{"ours"}, ReplayBounds{Pending: 10, Bound: 10}, MaxSnapshotBytes)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if n := len(s.DeviceClasses) + len(s.ResourceSlices) + len(s.ResourceClaimTemplates) + len(s.ResourceClaims) + len(s.Workloads) + len(s.PodGroups); n != 0 {
-				t.Errorf("%d objects of the APIs copied, want none", n)
+			if n := len(s.DeviceClasses) + len(s.ResourceSlices) + len(s.ResourceClaimTemplates) + len(s.ResourceClaims) + len(s.Workloads) + len(s.PodGroups); n != 0 || s.GangVersion != "" {
+				t.Errorf("%d objects of the APIs copied, gangVersion %q; want none", n, s.GangVersion)
 			}
 			if len(s.Replay) != 0 || len(s.Sampled) != 1 || s.Sampled[0].LeftOut != 2 {
 				t.Errorf("replayed %v, sampled %+v; want none replayed, the 2 pods of ours left out", podKeys(s.Replay), s.Sampled)
@@ -209,7 +238,7 @@ func TestTakeCountsResourceSlices(t *testing.T) {
 // the kind's name, rather than seeded without it.
 func TestSeedRefusesKindsNotServed(t *testing.T) {
 	claim := resourcev1.ResourceClaim{ObjectMeta: metav1.ObjectMeta{Namespace: "ml", Name: "c"}}
-	group := schedulingv1alpha2.PodGroup{ObjectMeta: metav1.ObjectMeta{Namespace: "ml", Name: "g"}}
+	group := gangObject("PodGroup", "ml", "g")
 	inGroup := corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ml", Name: "p"},
 		Spec: corev1.PodSpec{SchedulingGroup: &corev1.PodSchedulingGroup{PodGroupName: ptr.To("g")}}}
 	for _, tc := range []struct {
@@ -218,8 +247,10 @@ func TestSeedRefusesKindsNotServed(t *testing.T) {
 		want string
 	}{
 		{"claims", &Snapshot{ResourceClaims: []resourcev1.ResourceClaim{claim}}, "1 ResourceClaims, but the sandbox's API server does not serve resourceclaims.resource.k8s.io/v1"},
-		{"PodGroups", &Snapshot{PodGroups: []schedulingv1alpha2.PodGroup{group}}, "does not serve podgroups.scheduling.k8s.io/v1alpha2 (its kube-apiserver needs " + gangFlags},
-		{"replayed pods in a group", &Snapshot{Replay: []corev1.Pod{inGroup}}, "1 replayed pods in a PodGroup (scheduling.k8s.io)"},
+		{"PodGroups", &Snapshot{PodGroups: []unstructured.Unstructured{group}, GangVersion: "v1beta1"},
+			"does not serve podgroups.scheduling.k8s.io/v1beta1 (its kube-apiserver needs --runtime-config=scheduling.k8s.io/v1beta1=true --feature-gates=GenericWorkload=true)"},
+		{"replayed pods in a group", &Snapshot{Replay: []corev1.Pod{inGroup}, GangVersion: "v1beta1"}, "1 replayed pods in a PodGroup (scheduling.k8s.io)"},
+		{"replayed pods in a group, no gang version", &Snapshot{Replay: []corev1.Pod{inGroup}}, "1 replayed pods in a PodGroup (scheduling.k8s.io) but no gangVersion"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := &seeder{kube: fake.NewClientset()}
@@ -249,7 +280,7 @@ func sandboxKube() *fake.Clientset {
 // pod keeps the names of its claims, and a bound pod's claim its
 // allocation.
 func TestSeedClaimsFollowTheirPods(t *testing.T) {
-	snap, err := take(context.Background(), Source{Kube: fake.NewClientset(devicePods()...)}, []string{"ours"}, ReplayBounds{Pending: 10, Bound: 10}, MaxSnapshotBytes)
+	snap, err := take(context.Background(), deviceCluster(), []string{"ours"}, ReplayBounds{Pending: 10, Bound: 10}, MaxSnapshotBytes)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -286,7 +317,7 @@ func TestSeedClaimsFollowTheirPods(t *testing.T) {
 
 // A snapshot file holds the claims and gangs as the snapshot settled them.
 func TestSnapshotFileKeepsClaimsAndGangs(t *testing.T) {
-	snap, err := take(context.Background(), Source{Kube: fake.NewClientset(devicePods()...)}, []string{"ours"}, ReplayBounds{Pending: 10, Bound: 10}, MaxSnapshotBytes)
+	snap, err := take(context.Background(), deviceCluster(), []string{"ours"}, ReplayBounds{Pending: 10, Bound: 10}, MaxSnapshotBytes)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -256,11 +256,14 @@ func TestGate(t *testing.T) {
 func TestPluginsOf(t *testing.T) {
 	for msg, want := range map[string]string{
 		affinityMessage: "NodeAffinity",
-		"0/3 nodes are available: 1 Insufficient cpu, 2 node(s) had untolerated taint {a: b}.": "NodeResourcesFit, TaintToleration",
-		"rejected due to timeout after waiting 10s at plugin Coscheduling":                     "Coscheduling",
-		`running PreFilter plugin "VolumeBinding": error`:                                      "VolumeBinding",
-		"0/3 nodes are available: podGroup ns/gang failed recently.":                           "Coscheduling",
-		"0/1 nodes are available: 1 optimistic rejection in PostFilter.":                       "Coscheduling",
+		"0/3 nodes are available: 1 Insufficient cpu, 2 node(s) had untolerated taint {a: b}.":                            "NodeResourcesFit, TaintToleration",
+		"rejected due to timeout after waiting 10s at plugin Coscheduling":                                                "Coscheduling",
+		`running PreFilter plugin "VolumeBinding": error`:                                                                 "VolumeBinding",
+		"0/3 nodes are available: podGroup ns/gang failed recently.":                                                      "Coscheduling",
+		"0/1 nodes are available: 1 optimistic rejection in PostFilter.":                                                  "Coscheduling",
+		"0/3 nodes are available: 1 node(s) didn't match scheduler-enforced node affinity, 2 cannot allocate all claims.": "DynamicResources, NodeAffinity",
+		"pod group is unschedulable, minCount (3) cannot be satisfied: 2 scheduled, 0 remaining":                          "GangScheduling",
+		`waiting for pods's pod group "train" to appear in scheduling queue`:                                              "GangScheduling",
 		"something new": "",
 	} {
 		if got := PluginsOf(msg); got != want {

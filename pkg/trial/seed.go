@@ -11,7 +11,6 @@ import (
 	nodev1 "k8s.io/api/node/v1"
 	resourcev1 "k8s.io/api/resource/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
-	schedulingv1alpha2 "k8s.io/api/scheduling/v1alpha2"
 	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -188,7 +187,6 @@ func (s *seeder) clusterSteps(ctx context.Context, snap *Snapshot) []seedStep {
 // lacks after them.
 func (s *seeder) namespacedSteps(ctx context.Context, snap *Snapshot, owned map[string][]*resourcev1.ResourceClaim) []seedStep {
 	core, c := s.kube.CoreV1(), metav1.CreateOptions{}
-	w := s.kube.SchedulingV1alpha2()
 	var (
 		createdMu sync.Mutex
 		created   = map[string]bool{} // pods ("namespace/name") whose claims were created with them
@@ -208,19 +206,20 @@ func (s *seeder) namespacedSteps(ctx context.Context, snap *Snapshot, owned map[
 			_, err := s.dyn.Resource(customResource(o)).Namespace(o.GetNamespace()).Create(ctx, o, c)
 			return err
 		}),
-		each("workloads", snap.Workloads, func(o *schedulingv1alpha2.Workload) error {
-			_, err := w.Workloads(o.Namespace).Create(ctx, o, c)
+		each("workloads", snap.Workloads, func(o *unstructured.Unstructured) error {
+			_, err := s.dyn.Resource(gangResource(snap.GangVersion, "workloads")).Namespace(o.GetNamespace()).Create(ctx, o, c)
 			return err
 		}),
-		each("podgroups.scheduling.k8s.io", snap.PodGroups, func(o *schedulingv1alpha2.PodGroup) error {
-			g, err := w.PodGroups(o.Namespace).Create(ctx, o, c)
+		each("podgroups.scheduling.k8s.io", snap.PodGroups, func(o *unstructured.Unstructured) error {
+			groups := s.dyn.Resource(gangResource(snap.GangVersion, "podgroups")).Namespace(o.GetNamespace())
+			g, err := groups.Create(ctx, o, c)
 			if err != nil {
 				return err
 			}
-			s.groupUIDs.Store(o.Namespace+"/"+o.Name, g.UID)
-			if len(o.Status.Conditions) > 0 || len(o.Status.ResourceClaimStatuses) > 0 {
-				g.Status = o.Status
-				_, err = w.PodGroups(o.Namespace).UpdateStatus(ctx, g, metav1.UpdateOptions{})
+			s.groupUIDs.Store(o.GetNamespace()+"/"+o.GetName(), g.GetUID())
+			if status, ok := o.Object["status"]; ok {
+				g.Object["status"] = status
+				_, err = groups.UpdateStatus(ctx, g, metav1.UpdateOptions{})
 			}
 			return err
 		}),

@@ -58,15 +58,14 @@ func podClaims(snap *Snapshot) map[string][]*resourcev1.ResourceClaim {
 	return pods
 }
 
-// gangFlags are what a sandbox's kube-apiserver needs to serve
-// scheduling.k8s.io/v1alpha2 (workloadAPIFlags), as a command line says them.
-var gangFlags = func() string {
+// flagsText is flags as a command line says them.
+func flagsText(flags []APIServerFlag) string {
 	var out []string
-	for _, f := range workloadAPIFlags {
+	for _, f := range flags {
 		out = append(out, f.String())
 	}
 	return strings.Join(out, " ")
-}()
+}
 
 // checkServed refuses a sandbox whose API server does not serve a kind the
 // snapshot holds, rather than seed it without them.
@@ -77,6 +76,11 @@ func (s *seeder) checkServed(snap *Snapshot) error {
 			inGroups++
 		}
 	}
+	if inGroups > 0 && snap.GangVersion == "" {
+		return fmt.Errorf("the snapshot holds %d replayed pods in a PodGroup (%s) but no gangVersion, the version of %s to serve their groups at",
+			inGroups, GangGroup, GangGroup)
+	}
+	gangs := GangGroup + "/" + snap.GangVersion
 	needs := []struct {
 		groupVersion, resource, what string
 		n                            int
@@ -85,9 +89,9 @@ func (s *seeder) checkServed(snap *Snapshot) error {
 		{"resource.k8s.io/v1", "resourceslices", "ResourceSlices", len(snap.ResourceSlices)},
 		{"resource.k8s.io/v1", "resourceclaimtemplates", "ResourceClaimTemplates", len(snap.ResourceClaimTemplates)},
 		{"resource.k8s.io/v1", "resourceclaims", "ResourceClaims", len(snap.ResourceClaims)},
-		{"scheduling.k8s.io/v1alpha2", "workloads", "Workloads", len(snap.Workloads)},
-		{"scheduling.k8s.io/v1alpha2", "podgroups", "PodGroups (scheduling.k8s.io)", len(snap.PodGroups)},
-		{"scheduling.k8s.io/v1alpha2", "podgroups", "replayed pods in a PodGroup (scheduling.k8s.io)", inGroups},
+		{gangs, "workloads", "Workloads", len(snap.Workloads)},
+		{gangs, "podgroups", "PodGroups (scheduling.k8s.io)", len(snap.PodGroups)},
+		{gangs, "podgroups", "replayed pods in a PodGroup (scheduling.k8s.io)", inGroups},
 	}
 	served := map[string]map[string]bool{}
 	for _, k := range needs {
@@ -109,8 +113,8 @@ func (s *seeder) checkServed(snap *Snapshot) error {
 		if !served[k.groupVersion][k.resource] {
 			msg := fmt.Sprintf("the snapshot holds %d %s, but the sandbox's API server does not serve %s.%s",
 				k.n, k.what, k.resource, k.groupVersion)
-			if strings.HasPrefix(k.groupVersion, "scheduling.k8s.io/") {
-				msg += " (its kube-apiserver needs " + gangFlags + ")"
+			if k.groupVersion == gangs {
+				msg += " (its kube-apiserver needs " + flagsText(SandboxLoad{GangVersion: snap.GangVersion}.APIServerFlags()) + ")"
 			}
 			return errors.New(msg)
 		}

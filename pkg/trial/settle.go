@@ -13,6 +13,7 @@ import (
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 	"k8s.io/client-go/rest"
+	"sigs.k8s.io/yaml"
 )
 
 // SchedulerMetrics is a Sandbox whose scheduler serves its metrics to the
@@ -148,21 +149,83 @@ type settler struct {
 	metrics  SchedulerMetrics // nil: the runtime serves none
 	last     Outcome
 	lastIdle *Queue
-	failures int
-	lastErr  error
+	// lastRead is the scheduler's queue at the last look that read it.
+	lastRead *Queue
+	// retryWindow is how long an outcome must hold while the scheduler only
+	// retries pods from backoff to be final (retryWindowOf); 0: never.
+	retryWindow time.Duration
+	// heldSince is when every pod last looked decided with the outcome
+	// they have now; zero while some do not.
+	heldSince time.Time
+	now       func() time.Time
+	failures  int
+	lastErr   error
 	// How says how the arm ended.
 	How string
 }
 
-func newSettler(sb Sandbox) *settler {
+func newSettler(sb Sandbox, retryWindow time.Duration) *settler {
 	m, _ := sb.(SchedulerMetrics)
-	return &settler{metrics: m}
+	return &settler{metrics: m, retryWindow: retryWindow}
+}
+
+// defaultPodMaxBackoff is kube-scheduler's podMaxBackoffSeconds by default.
+const defaultPodMaxBackoff = 10 * time.Second
+
+// retryWindowOf is how long an arm's outcome must hold, while its scheduler
+// does nothing but retry pods from backoff, for the outcome to be final: two
+// of the longest backoffs its configuration sets (podMaxBackoffSeconds, or
+// Coscheduling's podGroupBackoffSeconds when longer), so that every pod in
+// backoff has been tried again on the sandbox as it stands. Kubernetes 1.37
+// retries a native gang that cannot fit from backoff without end, never
+// parking it unschedulable.
+func retryWindowOf(config []byte) time.Duration {
+	var c struct {
+		PodMaxBackoffSeconds *int64 `json:"podMaxBackoffSeconds"`
+		Profiles             []struct {
+			PluginConfig []struct {
+				Name string `json:"name"`
+				Args struct {
+					PodGroupBackoffSeconds int64 `json:"podGroupBackoffSeconds"`
+				} `json:"args"`
+			} `json:"pluginConfig"`
+		} `json:"profiles"`
+	}
+	longest := defaultPodMaxBackoff
+	if err := yaml.Unmarshal(config, &c); err != nil {
+		return 2 * longest
+	}
+	if c.PodMaxBackoffSeconds != nil {
+		longest = time.Duration(*c.PodMaxBackoffSeconds) * time.Second
+	}
+	for _, p := range c.Profiles {
+		for _, pc := range p.PluginConfig {
+			if pc.Name == "Coscheduling" {
+				longest = max(longest, time.Duration(pc.Args.PodGroupBackoffSeconds)*time.Second)
+			}
+		}
+	}
+	return 2 * longest
+}
+
+func (s *settler) clock() time.Time {
+	if s.now != nil {
+		return s.now()
+	}
+	return time.Now()
 }
 
 // done is called at each look with the outcome and whether every replayed
 // pod looks decided.
 func (s *settler) done(ctx context.Context, outcome Outcome, allDecided bool) bool {
 	same := allDecided && equalOutcomes(outcome, s.last)
+	now := s.clock()
+	switch {
+	case !allDecided:
+		s.heldSince = time.Time{}
+	case !same || s.heldSince.IsZero():
+		s.heldSince = now
+	}
 	s.last = outcome
 	if !allDecided {
 		s.lastIdle = nil
@@ -183,9 +246,14 @@ func (s *settler) done(ctx context.Context, outcome Outcome, allDecided bool) bo
 		s.lastErr, s.lastIdle = err, nil
 		return false
 	}
-	s.failures = 0
+	s.failures, s.lastRead = 0, &q
 	if !q.idle() {
 		s.lastIdle = nil
+		if same && q.Active == 0 && q.Binding == 0 && s.retryWindow > 0 && now.Sub(s.heldSince) >= s.retryWindow {
+			s.How = fmt.Sprintf("done when its pods' outcome had held for %s (two of its longest backoffs) while its scheduler only retried pods from backoff: %s",
+				s.retryWindow, q)
+			return true
+		}
 		return false
 	}
 	prev := s.lastIdle
@@ -195,6 +263,16 @@ func (s *settler) done(ctx context.Context, outcome Outcome, allDecided bool) bo
 		return true
 	}
 	return false
+}
+
+// unsettled says how an arm that did not settle within timeout ended: with
+// what its scheduler last said it held, when it said.
+func (s *settler) unsettled(timeout time.Duration) string {
+	how := fmt.Sprintf("not settled within %s", timeout)
+	if s.lastRead != nil {
+		how += "; its scheduler last held " + s.lastRead.String()
+	}
+	return how
 }
 
 func (s *settler) read(ctx context.Context) (Queue, error) {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 )
 
 // schedulerPage is a metrics page as kube-scheduler 1.37 serves it, cut to
@@ -151,5 +152,80 @@ func TestSettler(t *testing.T) {
 				t.Errorf("How = %q, want it to say %q", s.How, tc.how)
 			}
 		})
+	}
+}
+
+// Kubernetes 1.37 retries a native gang that cannot fit from backoff without
+// end: an outcome that holds for the retry window while the scheduler does
+// nothing but retry from backoff is final; one that changes, or anything
+// active or binding, starts the window again.
+func TestSettlerRetryWindow(t *testing.T) {
+	ctx := context.Background()
+	parked := Outcome{"ns/g-0": {Reason: "minCount (3) cannot be satisfied"}, "ns/g-1": {Reason: "minCount (3) cannot be satisfied"}}
+	other := Outcome{"ns/g-0": {Node: "n1"}, "ns/g-1": {Reason: "minCount (3) cannot be satisfied"}}
+	retrying := func(attempts int) []byte { return schedulerPage(0, 2, 0, 0, attempts) }
+	type look struct {
+		at      time.Duration
+		outcome Outcome
+		page    []byte
+		done    bool
+	}
+	for _, tc := range []struct {
+		name  string
+		looks []look
+	}{{
+		name: "held for the window: done",
+		looks: []look{{0, parked, retrying(2), false}, {10 * time.Second, parked, retrying(4), false},
+			{19 * time.Second, parked, retrying(5), false}, {20 * time.Second, parked, retrying(6), true}},
+	}, {
+		name: "the outcome changed inside the window: it starts again",
+		looks: []look{{0, parked, retrying(2), false}, {15 * time.Second, other, retrying(4), false},
+			{30 * time.Second, other, retrying(6), false}, {35 * time.Second, other, retrying(7), true}},
+	}, {
+		name: "a pod active or binding at the end of the window: not done",
+		looks: []look{{0, parked, retrying(2), false}, {20 * time.Second, parked, schedulerPage(1, 1, 0, 0, 6), false},
+			{21 * time.Second, parked, schedulerPage(0, 0, 0, 2, 6), false}, {22 * time.Second, parked, retrying(7), true}},
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			start := time.Unix(1000, 0)
+			var at time.Duration
+			var steps []any
+			for _, l := range tc.looks {
+				steps = append(steps, l.page)
+			}
+			s := &settler{metrics: servePages(steps...), retryWindow: 20 * time.Second, now: func() time.Time { return start.Add(at) }}
+			for i, l := range tc.looks {
+				at = l.at
+				if got := s.done(ctx, l.outcome, true); got != l.done {
+					t.Fatalf("look %d at %s: done = %v, want %v (%s)", i, l.at, got, l.done, s.How)
+				}
+			}
+			if want := "done when its pods' outcome had held for 20s (two of its longest backoffs) while its scheduler only retried pods from backoff: 0 active, 2 in backoff"; !strings.HasPrefix(s.How, want) {
+				t.Errorf("How = %q, want %q...", s.How, want)
+			}
+		})
+	}
+	s := &settler{metrics: servePages(retrying(2)), now: func() time.Time { return time.Unix(1000, 0) }}
+	for i := range 3 {
+		if s.done(ctx, parked, true) {
+			t.Fatalf("look %d: done without a retry window", i)
+		}
+	}
+	if got := s.unsettled(time.Minute); got != "not settled within 1m0s; its scheduler last held 0 active, 2 in backoff, 0 binding, 0 parked unschedulable, 3 attempts" {
+		t.Errorf("unsettled = %q", got)
+	}
+}
+
+func TestRetryWindowOf(t *testing.T) {
+	for config, want := range map[string]time.Duration{
+		"apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n": 20 * time.Second,
+		"podMaxBackoffSeconds: 30\n": time.Minute,
+		"profiles:\n- pluginConfig:\n  - name: Coscheduling\n    args: {podGroupBackoffSeconds: 45}\n": 90 * time.Second,
+		"profiles:\n- pluginConfig:\n  - name: Coscheduling\n    args: {podGroupBackoffSeconds: 5}\n":  20 * time.Second,
+		"not: [yaml": 20 * time.Second,
+	} {
+		if got := retryWindowOf([]byte(config)); got != want {
+			t.Errorf("retryWindowOf(%q) = %s, want %s", config, got, want)
+		}
 	}
 }

@@ -9,7 +9,6 @@ import (
 	nodev1 "k8s.io/api/node/v1"
 	resourcev1 "k8s.io/api/resource/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
-	schedulingv1alpha2 "k8s.io/api/scheduling/v1alpha2"
 	storagev1 "k8s.io/api/storage/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
@@ -54,10 +53,13 @@ type Snapshot struct {
 	ResourceClaimTemplates []resourcev1.ResourceClaimTemplate
 	ResourceClaims         []resourcev1.ResourceClaim
 	// Workloads and PodGroups are Kubernetes' own gang scheduling's
-	// (scheduling.k8s.io/v1alpha2), when the cluster serves it;
-	// scheduler-plugins' PodGroups are among Custom.
-	Workloads []schedulingv1alpha2.Workload
-	PodGroups []schedulingv1alpha2.PodGroup
+	// (scheduling.k8s.io), when the cluster serves it, at GangVersion
+	// (gangs.go); scheduler-plugins' PodGroups are among Custom.
+	Workloads []unstructured.Unstructured
+	PodGroups []unstructured.Unstructured
+	// GangVersion is the version of scheduling.k8s.io Workloads and
+	// PodGroups were read at ("v1beta1"), "" when the cluster serves none.
+	GangVersion string
 	// CRDs are those of Custom, copied from the cluster.
 	CRDs []unstructured.Unstructured
 	// Custom are scheduler-plugins' objects: PodGroups and ElasticQuotas.
@@ -110,7 +112,7 @@ func take(ctx context.Context, src Source, schedulerNames []string, bounds Repla
 	if pods.claims, err = takeServed(ctx, size, s.resourceSteps(src), s.forgetResources); err != nil {
 		return nil, err
 	}
-	if pods.groups, err = takeServed(ctx, size, s.workloadSteps(src), s.forgetWorkloads); err != nil {
+	if pods.groups, err = s.takeGangs(ctx, src, size); err != nil {
 		return nil, err
 	}
 	podStep := listStep{"pods", listFn(src.Kube.CoreV1().Pods("").List), func(o runtime.Object) (int, error) { return 0, pods.add(o.(*corev1.Pod)) }}
@@ -218,24 +220,6 @@ func (s *Snapshot) listSteps(src Source) []listStep {
 			return keep(&s.RuntimeClasses, TrimRuntimeClass(o.(*nodev1.RuntimeClass)))
 		}},
 	}
-}
-
-// workloadSteps are Kubernetes' gang scheduling's kinds.
-func (s *Snapshot) workloadSteps(src Source) []listStep {
-	w := src.Kube.SchedulingV1alpha2()
-	return []listStep{
-		{"workloads", listFn(w.Workloads("").List), func(o runtime.Object) (int, error) {
-			return keep(&s.Workloads, TrimWorkload(o.(*schedulingv1alpha2.Workload)))
-		}},
-		{"podgroups.scheduling.k8s.io", listFn(w.PodGroups("").List), func(o runtime.Object) (int, error) {
-			return keep(&s.PodGroups, TrimPodGroup(o.(*schedulingv1alpha2.PodGroup)))
-		}},
-	}
-}
-
-func (s *Snapshot) forgetWorkloads(size *snapshotSize) {
-	forget(size, &s.Workloads)
-	forget(size, &s.PodGroups)
 }
 
 // keep appends obj to list and returns its protobuf size.

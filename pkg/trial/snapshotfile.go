@@ -59,6 +59,7 @@ type fileHead struct {
 	ReplayBounds    ReplayBounds      `json:"replayBounds"`
 	Sampled         []NamespaceSample `json:"sampled,omitempty"`
 	LiveNodes       map[string]string `json:"liveNodes,omitempty"`
+	GangVersion     string            `json:"gangVersion,omitempty"`
 	Current         Arm               `json:"current"`
 	CurrentConfig   string            `json:"currentConfig"`
 	Cluster         json.RawMessage   `json:"cluster,omitempty"`
@@ -81,8 +82,8 @@ func fileLists(s *Snapshot, size *snapshotSize) []fileList {
 		typedList("resourceSlices", &s.ResourceSlices, size, TrimResourceSlice),
 		typedList("resourceClaimTemplates", &s.ResourceClaimTemplates, size, TrimResourceClaimTemplate),
 		typedList("resourceClaims", &s.ResourceClaims, size, TrimResourceClaim),
-		typedList("workloads", &s.Workloads, size, TrimWorkload),
-		typedList("podGroups", &s.PodGroups, size, TrimPodGroup),
+		customList("workloads", &s.Workloads, size, TrimWorkload),
+		customList("podGroups", &s.PodGroups, size, TrimPodGroup),
 		customList("customResourceDefinitions", &s.CRDs, size, TrimCRD),
 		customList("schedulingObjects", &s.Custom, size, TrimCustom),
 		{key: "boundPods", n: s.Pods.Len, at: func(i int) (any, error) { return s.Pods.At(i) }, read: func(d *json.Decoder) error {
@@ -145,7 +146,7 @@ func customList(key string, list *[]unstructured.Unstructured, size *snapshotSiz
 // WriteSnapshotFile writes f to w, gzip-compressed, one object a line.
 func WriteSnapshotFile(w io.Writer, f *SnapshotFile) error {
 	head := fileHead{TypeMeta: metav1.TypeMeta{APIVersion: SnapshotAPIVersion, Kind: SnapshotKind}, TakenAt: f.TakenAt,
-		SchedulerNames: f.SchedulerNames, ReplayBounds: f.Replay, Sampled: f.Snapshot.Sampled, LiveNodes: f.Snapshot.LiveNodes, Current: f.Current, CurrentConfig: string(f.Current.Config), Cluster: f.Cluster}
+		SchedulerNames: f.SchedulerNames, ReplayBounds: f.Replay, Sampled: f.Snapshot.Sampled, LiveNodes: f.Snapshot.LiveNodes, GangVersion: f.Snapshot.GangVersion, Current: f.Current, CurrentConfig: string(f.Current.Config), Cluster: f.Cluster}
 	head.Current.Binary = ""
 	data, err := json.Marshal(&head)
 	if err != nil {
@@ -235,7 +236,10 @@ func readSnapshotJSON(d *json.Decoder, objectLimit int) (*SnapshotFile, error) {
 		return nil, notSnapshot(errors.New("it has no kind or apiVersion"))
 	}
 	f.TakenAt, f.SchedulerNames, f.Replay, f.Current, f.Cluster = head.TakenAt, head.SchedulerNames, head.ReplayBounds, head.Current, head.Cluster
-	f.Snapshot.Sampled, f.Snapshot.LiveNodes = head.Sampled, head.LiveNodes
+	f.Snapshot.Sampled, f.Snapshot.LiveNodes, f.Snapshot.GangVersion = head.Sampled, head.LiveNodes, head.GangVersion
+	if err := f.Snapshot.checkGangVersion(); err != nil {
+		return nil, err
+	}
 	f.Current.Binary, f.Current.Config = "", []byte(head.CurrentConfig)
 	b := f.Replay
 	if b.Pending < 0 || b.Bound < 0 || b.Pending > MaxReplayPending || b.Bound > MaxReplayBound || len(f.Snapshot.Replay) > b.Pending+b.Bound {
@@ -272,6 +276,8 @@ func readField(d *json.Decoder, f *fileHead, key string, list fileList) error {
 		err = d.Decode(&f.Sampled)
 	case "liveNodes":
 		err = d.Decode(&f.LiveNodes)
+	case "gangVersion":
+		err = d.Decode(&f.GangVersion)
 	case "current":
 		err = d.Decode(&f.Current)
 	case "currentConfig":

@@ -9,7 +9,6 @@ import (
 	nodev1 "k8s.io/api/node/v1"
 	resourcev1 "k8s.io/api/resource/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
-	schedulingv1alpha2 "k8s.io/api/scheduling/v1alpha2"
 	storagev1 "k8s.io/api/storage/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -29,8 +28,8 @@ import (
 // JSON for custom resources. The replay set is not among them, nor the
 // claims its pods control: replayed pods are created through the API, gated,
 // and their claims with them. Built-in kinds are stored in the version
-// kube-apiserver stores them in: resource.k8s.io in v1,
-// scheduling.k8s.io's gangs in v1alpha2. put is called from one goroutine;
+// kube-apiserver stores them in (resource.k8s.io in v1); scheduling.k8s.io's
+// gangs are JSON at the version they were read at (storedGangs). put is called from one goroutine;
 // its error stops the walk.
 type StoredObjects func(put func(key string, value []byte) error) error
 
@@ -192,13 +191,11 @@ func (snap *Snapshot) storedKinds(at metav1.Time) ([]storedKind, error) {
 	}
 	kinds = append(kinds, custom...)
 	kinds = append(kinds,
-		typed("workloads", snap.Workloads, at, func(o *schedulingv1alpha2.Workload) string { return namespacedKey("workloads", o.Namespace, o.Name) },
-			func(o *schedulingv1alpha2.Workload) error { o.Generation = 1; return nil }),
-		typed("podgroups.scheduling.k8s.io", snap.PodGroups, at, func(o *schedulingv1alpha2.PodGroup) string {
-			return namespacedKey("podgroups", o.Namespace, o.Name)
-		}, func(o *schedulingv1alpha2.PodGroup) error {
-			o.Generation, o.UID = 1, uids.of("PodGroup", o.Namespace+"/"+o.Name)
-			return nil
+		storedGangs("workloads", snap.Workloads, at, nil),
+		storedGangs("podgroups", snap.PodGroups, at, func(o *unstructured.Unstructured) {
+			o.SetUID(uids.of("PodGroup", o.GetNamespace()+"/"+o.GetName()))
+			// As the PodGroupProtection admission plugin stamps every new group.
+			o.SetFinalizers([]string{podGroupProtectionFinalizer})
 		}),
 		typed("resourceclaimtemplates", snap.ResourceClaimTemplates, at, func(o *resourcev1.ResourceClaimTemplate) string {
 			return namespacedKey("resourceclaimtemplates", o.Namespace, o.Name)
@@ -224,6 +221,25 @@ func (snap *Snapshot) storedKinds(at metav1.Time) ([]storedKind, error) {
 		createdPod(p)
 		return namespacedKey("pods", p.Namespace, p.Name), p, nil
 	}}), nil
+}
+
+// podGroupProtectionFinalizer is what kube-apiserver's PodGroupProtection
+// admission puts on each PodGroup it creates.
+const podGroupProtectionFinalizer = GangGroup + "/podgroup-protection"
+
+// storedGangs are Kubernetes' own gang objects of resource: JSON at the
+// version they were read at, which kube-apiserver decodes as it decodes its
+// own protobuf (its storage reads either) and converts to the version it
+// serves; set fills in what the API server would beyond created.
+func storedGangs(resource string, items []unstructured.Unstructured, at metav1.Time, set func(*unstructured.Unstructured)) storedKind {
+	return storedKind{what: resource + "." + GangGroup, n: len(items), at: func(i int) (string, runtime.Object, error) {
+		o := items[i].DeepCopy()
+		created(o, at)
+		if set != nil {
+			set(o)
+		}
+		return namespacedKey(resource, o.GetNamespace(), o.GetName()), o, nil
+	}}
 }
 
 // storedCustom are the CRDs, typed (protobuf, as the API server stores

@@ -10,7 +10,6 @@ import (
 	nodev1 "k8s.io/api/node/v1"
 	resourcev1 "k8s.io/api/resource/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
-	schedulingv1alpha2 "k8s.io/api/scheduling/v1alpha2"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -114,8 +113,8 @@ func TestStoredRefusesUnknownClass(t *testing.T) {
 }
 
 // Dynamic Resource Allocation's and native gangs' objects are stored under
-// their resource's key in the version kube-apiserver stores (resource.k8s.io
-// v1, scheduling.k8s.io v1alpha2); a claim names the UID its controlling pod
+// their resource's key, resource.k8s.io in the version kube-apiserver
+// stores (v1), gangs in JSON at the version they were read at; a claim names the UID its controlling pod
 // or PodGroup is stored with, and the claims of replayed pods are left to be
 // created with them through the API.
 func TestStoredClaimsAndGangs(t *testing.T) {
@@ -133,9 +132,10 @@ func TestStoredClaimsAndGangs(t *testing.T) {
 		ResourceClaimTemplates: []resourcev1.ResourceClaimTemplate{{ObjectMeta: metav1.ObjectMeta{Namespace: "work", Name: "gpu"}}},
 		ResourceClaims: []resourcev1.ResourceClaim{claim("b-gpu", controller("Pod", "b"), allocated("b")),
 			claim("g-shared", controller("PodGroup", "g"), resourcev1.ResourceClaimStatus{}), claim("r-gpu", controller("Pod", "r"), resourcev1.ResourceClaimStatus{})},
-		Workloads: []schedulingv1alpha2.Workload{{ObjectMeta: metav1.ObjectMeta{Namespace: "work", Name: "w"}}},
-		PodGroups: []schedulingv1alpha2.PodGroup{{ObjectMeta: metav1.ObjectMeta{Namespace: "work", Name: "g"}}},
-		Replay:    []corev1.Pod{{ObjectMeta: metav1.ObjectMeta{Namespace: "work", Name: "r"}}},
+		Workloads:   []unstructured.Unstructured{gangObject("Workload", "work", "w")},
+		PodGroups:   []unstructured.Unstructured{gangObject("PodGroup", "work", "g")},
+		GangVersion: "v1beta1",
+		Replay:      []corev1.Pod{{ObjectMeta: metav1.ObjectMeta{Namespace: "work", Name: "r"}}},
 	}
 	b := corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "work", Name: "b"}, Spec: corev1.PodSpec{NodeName: "n1",
 		ResourceClaims: []corev1.PodResourceClaim{{Name: "gpu", ResourceClaimTemplateName: ptr.To("gpu")}}},
@@ -161,8 +161,25 @@ func TestStoredClaimsAndGangs(t *testing.T) {
 	decode("deviceclasses/gpu", "resource.k8s.io/v1")
 	decode("resourceslices/n1-gpu", "resource.k8s.io/v1")
 	decode("resourceclaimtemplates/work/gpu", "resource.k8s.io/v1")
-	decode("workloads/work/w", "scheduling.k8s.io/v1alpha2")
-	group := decode("podgroups/work/g", "scheduling.k8s.io/v1alpha2").(*schedulingv1alpha2.PodGroup)
+	// Gangs are JSON at the version they were read at, which this client
+	// may not know (kube-apiserver's storage reads JSON as well).
+	gang := func(key string) *unstructured.Unstructured {
+		t.Helper()
+		u := &unstructured.Unstructured{}
+		if err := u.UnmarshalJSON(values[key]); err != nil {
+			t.Fatalf("%s: %v", key, err)
+		}
+		if u.GetAPIVersion() != "scheduling.k8s.io/v1beta1" || u.GetUID() == "" || u.GetCreationTimestamp().Time.IsZero() {
+			t.Errorf("%s stored at %s, uid %q, created %v; want v1beta1 and what the API server sets on create",
+				key, u.GetAPIVersion(), u.GetUID(), u.GetCreationTimestamp())
+		}
+		return u
+	}
+	gang("workloads/work/w")
+	group := gang("podgroups/work/g")
+	if f := group.GetFinalizers(); len(f) != 1 || f[0] != "scheduling.k8s.io/podgroup-protection" {
+		t.Errorf("PodGroup g stored with finalizers %q, want the one admission stamps on a new group", f)
+	}
 	pod := decode("pods/work/b", "v1").(*corev1.Pod)
 	podClaim := decode("resourceclaims/work/b-gpu", "resource.k8s.io/v1").(*resourcev1.ResourceClaim)
 	groupClaim := decode("resourceclaims/work/g-shared", "resource.k8s.io/v1").(*resourcev1.ResourceClaim)
@@ -172,8 +189,8 @@ func TestStoredClaimsAndGangs(t *testing.T) {
 	if ref := metav1.GetControllerOf(podClaim); ref == nil || ref.UID == "live" || ref.UID != pod.UID || podClaim.Status.Allocation == nil {
 		t.Errorf("b-gpu: controller %+v, allocation %v; want pod b's stored UID %s, allocated", ref, podClaim.Status.Allocation, pod.UID)
 	}
-	if ref := metav1.GetControllerOf(groupClaim); ref == nil || ref.UID != group.UID {
-		t.Errorf("g-shared: controller %+v, want PodGroup g's stored UID %s", ref, group.UID)
+	if ref := metav1.GetControllerOf(groupClaim); ref == nil || ref.UID != group.GetUID() {
+		t.Errorf("g-shared: controller %+v, want PodGroup g's stored UID %s", ref, group.GetUID())
 	}
 	if names := podClaimNames(pod); len(names) != 1 || names[0] != "b-gpu" {
 		t.Errorf("the stored pod's claims resolve to %v, want b-gpu", names)

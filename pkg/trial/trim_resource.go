@@ -2,12 +2,11 @@ package trial
 
 import (
 	resourcev1 "k8s.io/api/resource/v1"
-	schedulingv1alpha2 "k8s.io/api/scheduling/v1alpha2"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // The trimming functions of Dynamic Resource Allocation (resource.k8s.io)
-// and of Kubernetes' own gang scheduling (scheduling.k8s.io/v1alpha2) keep
+// and of Kubernetes' own gang scheduling (scheduling.k8s.io, gangs.go) keep
 // what the scheduler's DynamicResources and gang plugins read. Opaque device
 // configuration (parameters for a driver, which may hold credentials) is
 // dropped everywhere: the allocator only copies it into the allocation.
@@ -71,23 +70,4 @@ var claimOwnerKinds = map[string]bool{"Pod": true, "PodGroup": true}
 // trimDeviceClaim keeps the requests and constraints, not the configuration.
 func trimDeviceClaim(s resourcev1.ResourceClaimSpec) resourcev1.ResourceClaimSpec {
 	return resourcev1.ResourceClaimSpec{Devices: resourcev1.DeviceClaim{Requests: s.Devices.Requests, Constraints: s.Devices.Constraints}}
-}
-
-// TrimWorkload keeps the spec: its PodGroup templates and their policies.
-func TrimWorkload(w *schedulingv1alpha2.Workload) schedulingv1alpha2.Workload {
-	return schedulingv1alpha2.Workload{ObjectMeta: meta(w.ObjectMeta), Spec: w.Spec}
-}
-
-// TrimPodGroup keeps the spec (the gang's policy and constraints) and of
-// the status the names of the claims made for the group, which its pods'
-// claims resolve to, and the condition types, statuses and reasons; a group
-// whose pods are replayed loses its conditions (settleGroups).
-func TrimPodGroup(g *schedulingv1alpha2.PodGroup) schedulingv1alpha2.PodGroup {
-	out := schedulingv1alpha2.PodGroup{ObjectMeta: meta(g.ObjectMeta), Spec: g.Spec}
-	out.Status.ResourceClaimStatuses = g.Status.ResourceClaimStatuses
-	for _, c := range g.Status.Conditions {
-		out.Status.Conditions = append(out.Status.Conditions, metav1.Condition{Type: c.Type, Status: c.Status, Reason: c.Reason,
-			LastTransitionTime: c.LastTransitionTime})
-	}
-	return out
 }

@@ -7,8 +7,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	resourcev1 "k8s.io/api/resource/v1"
-	schedulingv1alpha2 "k8s.io/api/scheduling/v1alpha2"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
@@ -79,15 +79,12 @@ func TestTrimResourceAndGangKinds(t *testing.T) {
 				`"reservedFor":[{"resource":"pods","name":"trainer","uid":"live-trainer"}]`,
 				`"ownerReferences":[{"apiVersion":"v1","kind":"Pod","name":"trainer","uid":"live-trainer","controller":true}]`,
 				`"resource.kubernetes.io/extended-resource-claim":"true"`}},
-		{"Workload", TrimWorkload(&schedulingv1alpha2.Workload{ObjectMeta: leakyMeta("ml", "training"), Spec: schedulingv1alpha2.WorkloadSpec{
-			PodGroupTemplates: []schedulingv1alpha2.PodGroupTemplate{{Name: "workers",
-				SchedulingPolicy: schedulingv1alpha2.PodGroupSchedulingPolicy{Gang: &schedulingv1alpha2.GangSchedulingPolicy{MinCount: 4}}}}}}),
-			[]string{`"name":"workers"`, `"minCount":4`}},
-		{"PodGroup", TrimPodGroup(&schedulingv1alpha2.PodGroup{ObjectMeta: leakyMeta("ml", "training-workers"), Spec: schedulingv1alpha2.PodGroupSpec{
-			SchedulingPolicy: schedulingv1alpha2.PodGroupSchedulingPolicy{Gang: &schedulingv1alpha2.GangSchedulingPolicy{MinCount: 4}}},
-			Status: schedulingv1alpha2.PodGroupStatus{Conditions: []metav1.Condition{{Type: schedulingv1alpha2.PodGroupScheduled,
-				Status: metav1.ConditionFalse, Reason: schedulingv1alpha2.PodGroupReasonUnschedulable, Message: "LEAK-message", ObservedGeneration: 7}},
-				ResourceClaimStatuses: []schedulingv1alpha2.PodGroupResourceClaimStatus{{Name: "shared", ResourceClaimName: ptr.To("training-workers-shared-x")}}}}),
+		{"Workload", TrimWorkload(liveGang(t, "Workload", `"spec":{"controllerRef":{"apiGroup":"batch","kind":"Job","name":"training"},
+			"podGroupTemplates":[{"name":"workers","schedulingPolicy":{"gang":{"minCount":4}}}]}`)),
+			[]string{`"name":"workers"`, `"minCount":4`, `"kind":"Workload"`, `"apiVersion":"scheduling.k8s.io/v1beta1"`}},
+		{"PodGroup", TrimPodGroup(liveGang(t, "PodGroup", `"spec":{"schedulingPolicy":{"gang":{"minCount":4}}},
+			"status":{"conditions":[{"type":"PodGroupScheduled","status":"False","reason":"Unschedulable","message":"LEAK-message","observedGeneration":7,
+			"lastTransitionTime":"2026-12-01T00:00:00Z"}],"resourceClaimStatuses":[{"name":"shared","resourceClaimName":"training-workers-shared-x"}]}`)),
 			[]string{`"minCount":4`, `"type":"PodGroupScheduled"`, `"reason":"Unschedulable"`, `"resourceClaimName":"training-workers-shared-x"`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -105,6 +102,21 @@ func TestTrimResourceAndGangKinds(t *testing.T) {
 			}
 		})
 	}
+}
+
+// liveGang is a Workload or PodGroup as a 1.37 cluster serves it, with
+// leakyMeta's metadata and the fields given (JSON).
+func liveGang(t *testing.T, kind, fields string) *unstructured.Unstructured {
+	t.Helper()
+	meta, err := json.Marshal(leakyMeta("ml", "training-workers"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := &unstructured.Unstructured{}
+	if err := u.UnmarshalJSON([]byte(`{"apiVersion":"scheduling.k8s.io/v1beta1","kind":"` + kind + `","metadata":` + string(meta) + `,` + fields + `}`)); err != nil {
+		t.Fatal(err)
+	}
+	return u
 }
 
 // A trimmed pod keeps its claims in the pod and its containers alike, the

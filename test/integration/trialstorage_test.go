@@ -71,12 +71,22 @@ func TestTrialStorageSeeding(t *testing.T) {
 		t.Fatalf("the snapshot holds %d DeviceClasses, %d ResourceSlices, %d ResourceClaimTemplates and %d ResourceClaims, want some of each and 2 claims",
 			len(snap.DeviceClasses), len(snap.ResourceSlices), len(snap.ResourceClaimTemplates), len(snap.ResourceClaims))
 	}
-	stored := servedBySandbox(t, snap, objects, false)
-	created := servedBySandbox(t, snap, objects, true)
+	stored, created := checkServedAsLive(t, env, snap, objects)
 	checkClaimOwners(t, "in its storage", stored, objects)
 	checkClaimOwners(t, "through its API", created, objects)
+	checkAdmitted(t, env, stored, objects)
+}
+
+// checkServedAsLive seeds snap into a sandbox's storage and, apart, through
+// its API, and holds each of objects as both serve it against the live
+// cluster's GET (less what the snapshot trims) and against each other. It
+// returns what each served.
+func checkServedAsLive(t *testing.T, env *framework.Env, snap *trial.Snapshot, objects []storedObject) (stored, created map[string]*unstructured.Unstructured) {
+	t.Helper()
+	stored = servedBySandbox(t, snap, objects, false)
+	created = servedBySandbox(t, snap, objects, true)
 	for _, o := range objects {
-		live, err := env.Admin.Dynamic.Resource(o.gvr).Namespace(o.namespace).Get(ctx, o.name, metav1.GetOptions{})
+		live, err := env.Admin.Dynamic.Resource(o.gvr).Namespace(o.namespace).Get(context.Background(), o.name, metav1.GetOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -96,7 +106,7 @@ func TestTrialStorageSeeding(t *testing.T) {
 			t.Errorf("%s: served without the uid (%q) and creation time (%v) the API server sets on create", o, s.GetUID(), s.GetCreationTimestamp())
 		}
 	}
-	checkAdmitted(t, env, stored, objects)
+	return stored, created
 }
 
 // checkAdmitted: what admission sets on a pod is served as the live one has it.
@@ -188,6 +198,14 @@ func servedBySandbox(t *testing.T, snap *trial.Snapshot, objects []storedObject,
 // trimmed is what a snapshot keeps of u.
 func trimmed(t *testing.T, u *unstructured.Unstructured) any {
 	t.Helper()
+	if u.GroupVersionKind().Group == trial.GangGroup {
+		switch u.GetKind() {
+		case "Workload":
+			return trial.TrimWorkload(u)
+		case "PodGroup":
+			return trial.TrimPodGroup(u)
+		}
+	}
 	switch u.GetKind() {
 	case "PodGroup", "ElasticQuota":
 		return trial.TrimCustom(u)

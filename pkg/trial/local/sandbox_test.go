@@ -17,9 +17,9 @@ import (
 // feature gate would refuse to start on the flags.
 func TestAPIServerFlags(t *testing.T) {
 	etcd := &envtest.Etcd{URL: &url.URL{Scheme: "http", Host: "127.0.0.1:2379"}}
-	const runtimeConfig, gate = "--runtime-config=scheduling.k8s.io/v1alpha2=true", "--feature-gates=GenericWorkload=true"
+	const runtimeConfig, gate = "--runtime-config=scheduling.k8s.io/v1beta1=true", "--feature-gates=GenericWorkload=true"
 	plain := &trial.Snapshot{Replay: []corev1.Pod{{}}}
-	gang := &trial.Snapshot{Replay: []corev1.Pod{{Spec: corev1.PodSpec{SchedulingGroup: &corev1.PodSchedulingGroup{}}}}}
+	gang := &trial.Snapshot{GangVersion: "v1beta1", Replay: []corev1.Pod{{Spec: corev1.PodSpec{SchedulingGroup: &corev1.PodSchedulingGroup{}}}}}
 	for _, c := range []struct {
 		name     string
 		snap     *trial.Snapshot
@@ -30,7 +30,7 @@ func TestAPIServerFlags(t *testing.T) {
 			t.Errorf("%s: %q lacks the sandbox's own admission flag", c.name, args)
 		}
 		if got := slices.Contains(args, runtimeConfig) && slices.Contains(args, gate); got != c.withGang {
-			t.Errorf("%s: serves scheduling.k8s.io/v1alpha2 %t, want %t: %q", c.name, got, c.withGang, args)
+			t.Errorf("%s: serves scheduling.k8s.io/v1beta1 %t, want %t: %q", c.name, got, c.withGang, args)
 		}
 		setsAPIs := slices.ContainsFunc(args, func(a string) bool {
 			return strings.HasPrefix(a, "--runtime-config=") || strings.HasPrefix(a, "--feature-gates=")

@@ -362,10 +362,10 @@ func TestRenderArmLimits(t *testing.T) {
 // snapshot that holds them, after the asset's own flags: one that does not
 // know their API version or feature gate would refuse to start on them.
 func TestRenderArmWorkloadAPI(t *testing.T) {
-	apiServerArgs := func(workloadAPI bool) []string {
+	apiServerArgs := func(gangVersion string) []string {
 		t.Helper()
 		in := testInputs()
-		in.arm.Holds.WorkloadAPI = workloadAPI
+		in.arm.Holds.GangVersion = gangVersion
 		objs, err := renderArm(in)
 		if err != nil {
 			t.Fatal(err)
@@ -378,13 +378,13 @@ func TestRenderArmWorkloadAPI(t *testing.T) {
 		t.Fatal("no kube-apiserver container")
 		return nil
 	}
-	plain, gangs := apiServerArgs(false), apiServerArgs(true)
+	plain, gangs := apiServerArgs(""), apiServerArgs("v1beta1")
 	for _, a := range plain {
 		if strings.HasPrefix(a, "--runtime-config=") || strings.HasPrefix(a, "--feature-gates=") {
 			t.Errorf("without Workloads or PodGroups the kube-apiserver gets %s", a)
 		}
 	}
-	want := append(slices.Clone(plain), "--runtime-config=scheduling.k8s.io/v1alpha2=true", "--feature-gates=GenericWorkload=true")
+	want := append(slices.Clone(plain), "--runtime-config=scheduling.k8s.io/v1beta1=true", "--feature-gates=GenericWorkload=true")
 	if !slices.Equal(gangs, want) {
 		t.Errorf("with Workloads or PodGroups the kube-apiserver's args are\n%q, want\n%q", gangs, want)
 	}

@@ -68,10 +68,10 @@ func LoadOf(s *Snapshot) SandboxLoad {
 	return load
 }
 
-// APIServerFlag is a flag of the sandbox's kube-apiserver: --Name=Value.
-type APIServerFlag struct{ Name, Value string }
+// Flag is a command-line flag of a sandbox process: --Name=Value.
+type Flag struct{ Name, Value string }
 
-func (f APIServerFlag) String() string { return "--" + f.Name + "=" + f.Value }
+func (f Flag) String() string { return "--" + f.Name + "=" + f.Value }
 
 // gangGate makes kube-apiserver serve Kubernetes' own gangs and keep pods'
 // spec.schedulingGroup, which it drops without the gate.
@@ -83,11 +83,11 @@ const gangGate = "GenericWorkload=true"
 // version of them is GA) and gangGate. A kube-apiserver that does not know
 // the version or the gate refuses to start, naming it, so they are passed
 // only when needed.
-func (l SandboxLoad) APIServerFlags() []APIServerFlag {
+func (l SandboxLoad) APIServerFlags() []Flag {
 	if l.GangVersion == "" {
 		return nil
 	}
-	return []APIServerFlag{{"runtime-config", GangGroup + "/" + l.GangVersion + "=true"}, {"feature-gates", gangGate}}
+	return []Flag{{"runtime-config", GangGroup + "/" + l.GangVersion + "=true"}, {"feature-gates", gangGate}}
 }
 
 // RerunArm names the current configuration's second run. Every trial runs

@@ -59,7 +59,7 @@ func podClaims(snap *Snapshot) map[string][]*resourcev1.ResourceClaim {
 }
 
 // flagsText is flags as a command line says them.
-func flagsText(flags []APIServerFlag) string {
+func flagsText(flags []Flag) string {
 	var out []string
 	for _, f := range flags {
 		out = append(out, f.String())

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -46,7 +45,7 @@ const (
 // writes objects (if any) into its etcd before its kube-apiserver starts,
 // and writes its kubeconfig into dir. flags are the kube-apiserver's beyond
 // its own (trial.SandboxLoad.APIServerFlags).
-func startSandbox(ctx context.Context, binDir, dir string, objects trial.StoredObjects, flags []trial.APIServerFlag) (*localSandbox, error) {
+func startSandbox(ctx context.Context, binDir, dir string, objects trial.StoredObjects, flags []trial.Flag) (*localSandbox, error) {
 	for _, b := range []string{"etcd", "kube-apiserver"} {
 		if fi, err := os.Stat(filepath.Join(binDir, b)); err != nil || fi.IsDir() {
 			return nil, fmt.Errorf("the sandbox needs %s in %s (the directory of --sandbox-bin)", b, binDir)
@@ -78,12 +77,14 @@ func startEtcd(ctx context.Context, binDir string) (*envtest.Etcd, error) {
 	return startRetrying(ctx, func() (*envtest.Etcd, error) {
 		e := &envtest.Etcd{Path: filepath.Join(binDir, "etcd"), StartTimeout: startTimeout, StopTimeout: stopTimeout}
 		// Seeding writes thousands of objects a transaction (store).
-		e.Configure().Set("max-txn-ops", strconv.Itoa(maxTxnOps)).Set("max-request-bytes", strconv.Itoa(maxRequestBytes))
+		for _, f := range trial.EtcdFlags() {
+			e.Configure().Set(f.Name, f.Value)
+		}
 		return e, e.Start()
 	})
 }
 
-func startAPIServer(ctx context.Context, binDir string, etcd *envtest.Etcd, flags []trial.APIServerFlag) (*envtest.APIServer, error) {
+func startAPIServer(ctx context.Context, binDir string, etcd *envtest.Etcd, flags []trial.Flag) (*envtest.APIServer, error) {
 	return startRetrying(ctx, func() (*envtest.APIServer, error) {
 		a := newAPIServer(binDir, etcd, flags)
 		return a, a.Start()
@@ -91,7 +92,7 @@ func startAPIServer(ctx context.Context, binDir string, etcd *envtest.Etcd, flag
 }
 
 // newAPIServer is the sandbox's kube-apiserver, not yet started.
-func newAPIServer(binDir string, etcd *envtest.Etcd, flags []trial.APIServerFlag) *envtest.APIServer {
+func newAPIServer(binDir string, etcd *envtest.Etcd, flags []trial.Flag) *envtest.APIServer {
 	a := &envtest.APIServer{Path: filepath.Join(binDir, "kube-apiserver"), EtcdURL: etcd.URL, StartTimeout: startTimeout, StopTimeout: stopTimeout}
 	// Admission as the live cluster's already was: a copied pod is not
 	// judged again by its namespace's pod security level (its security

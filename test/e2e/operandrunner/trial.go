@@ -165,7 +165,7 @@ func (t *trialRunner) sandboxFor(tp *TrialPod) (*trialSandbox, error) {
 	if err != nil {
 		return nil, err
 	}
-	ports := []int{TrialAPIServerPort, TrialMetricsPort}
+	ports := []int{TrialAPIServerPort, TrialMetricsPort, TrialEtcdPort}
 	ls, ip, err := listenPodAddress(ports...)
 	if err != nil {
 		sb.close()

@@ -26,8 +26,11 @@ const (
 	// TrialAPIServerPort is the sandbox kube-apiserver's port, forwarded from
 	// the Pod IP on the host.
 	TrialAPIServerPort = 6443
-	// TrialMetricsPort is the scheduler's metrics port, forwarded likewise.
+	// TrialMetricsPort is the scheduler's metrics port, and TrialEtcdPort the
+	// etcd's TLS port the operator writes the snapshot into, forwarded
+	// likewise.
 	TrialMetricsPort = 10259
+	TrialEtcdPort    = 2382
 )
 
 // trialSidecars are the init containers of a trial Pod, in the order they start.

@@ -42,6 +42,9 @@ const (
 	// the Pod's IP, to whom its sandbox authorizes: the trial reads its
 	// queues to know it has settled (trial.SchedulerMetrics).
 	SchedulerMetricsPort = 10259
+	// SandboxEtcdPort is the sandbox etcd's TLS port on the Pod's IP: the
+	// operator writes the snapshot into it (StartStored).
+	SandboxEtcdPort = 2382
 	// SchedulerContainer, EtcdContainer and APIServerContainer name the Pod's containers.
 	SchedulerContainer = "scheduler"
 	EtcdContainer      = "etcd"
@@ -139,13 +142,8 @@ func renderArm(in podInputs) (*armObjects, error) {
 	pod.Spec.Containers[0].Args = append(pod.Spec.Containers[0].Args, in.arm.Args...)
 	// Only what this snapshot needs: a kube-apiserver that does not know an
 	// API version or gate named refuses to start.
-	for _, f := range in.arm.Holds.APIServerFlags() {
-		for i := range pod.Spec.InitContainers {
-			if c := &pod.Spec.InitContainers[i]; c.Name == APIServerContainer {
-				c.Args = append(c.Args, f.String())
-			}
-		}
-	}
+	addFlags(pod.Spec.InitContainers, APIServerContainer, in.arm.Holds.APIServerFlags())
+	addFlags(pod.Spec.InitContainers, EtcdContainer, trial.EtcdFlags())
 	for i := range pod.Spec.Volumes {
 		if s := pod.Spec.Volumes[i].Secret; s != nil {
 			s.SecretName = name
@@ -165,6 +163,16 @@ func renderArm(in podInputs) (*armObjects, error) {
 	policy.ObjectMeta = meta()
 	policy.Spec.PodSelector = metav1.LabelSelector{MatchLabels: map[string]string{ArmLabel: in.arm.Name, TrialLabel: in.trialID}}
 	return &armObjects{secret: secret, pod: pod, policy: policy}, nil
+}
+
+func addFlags(containers []corev1.Container, name string, flags []trial.Flag) {
+	for i := range containers {
+		if c := &containers[i]; c.Name == name {
+			for _, f := range flags {
+				c.Args = append(c.Args, f.String())
+			}
+		}
+	}
 }
 
 func setImage(containers []corev1.Container, name, image string) {
@@ -232,6 +240,11 @@ func MetricsClient(sandbox *rest.Config) (*rest.Config, error) {
 	cfg := rest.CopyConfig(sandbox)
 	cfg.Host = "https://" + net.JoinHostPort(u.Hostname(), strconv.Itoa(SchedulerMetricsPort))
 	return cfg, nil
+}
+
+// etcdEndpoint is the sandbox etcd's TLS endpoint at podIP.
+func etcdEndpoint(podIP string) string {
+	return "https://" + net.JoinHostPort(podIP, strconv.Itoa(SandboxEtcdPort))
 }
 
 // sandboxClient is the operator's client config of a sandbox at podIP.

@@ -166,16 +166,16 @@ func TestRenderArmNetworkPolicy(t *testing.T) {
 		t.Errorf("the policy's pod selector %v selects another trial's Pod", p.PodSelector)
 	}
 	tcp := corev1.ProtocolTCP
-	port, metrics := intstr.FromInt32(SandboxPort), intstr.FromInt32(SchedulerMetricsPort)
+	port, metrics, etcd := intstr.FromInt32(SandboxPort), intstr.FromInt32(SchedulerMetricsPort), intstr.FromInt32(SandboxEtcdPort)
 	want := []networkingv1.NetworkPolicyIngressRule{{
 		From: []networkingv1.NetworkPolicyPeer{{
 			NamespaceSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"kubernetes.io/metadata.name": "openshift-secondary-scheduler-operator"}},
 			PodSelector:       &metav1.LabelSelector{MatchLabels: map[string]string{"app.kubernetes.io/name": "secondary-scheduler-operator"}},
 		}},
-		Ports: []networkingv1.NetworkPolicyPort{{Protocol: &tcp, Port: &port}, {Protocol: &tcp, Port: &metrics}},
+		Ports: []networkingv1.NetworkPolicyPort{{Protocol: &tcp, Port: &port}, {Protocol: &tcp, Port: &metrics}, {Protocol: &tcp, Port: &etcd}},
 	}}
 	if !reflect.DeepEqual(p.Ingress, want) {
-		t.Errorf("the policy admits %+v, want only the operator's pods on TCP %d and %d", p.Ingress, SandboxPort, SchedulerMetricsPort)
+		t.Errorf("the policy admits %+v, want only the operator's pods on TCP %d, %d and %d", p.Ingress, SandboxPort, SchedulerMetricsPort, SandboxEtcdPort)
 	}
 	// Egress among the policy's types, with no rule: everything out is denied.
 	if !reflect.DeepEqual(p.PolicyTypes, []networkingv1.PolicyType{networkingv1.PolicyTypeIngress, networkingv1.PolicyTypeEgress}) || len(p.Egress) > 0 {
@@ -206,8 +206,10 @@ func TestRenderArmTalksOnlyOverLoopback(t *testing.T) {
 	for _, text := range texts {
 		for _, m := range urls.FindAllStringSubmatch(text, -1) {
 			seen++
-			// The service-account issuer is a name in tokens, never dialled.
-			if m[1] != "127.0.0.1" && m[0] != "https://"+SandboxServerName {
+			// The service-account issuer is a name in tokens, never dialled;
+			// etcd's TLS port, for the operator, is listened on, never dialled.
+			listens := m[1] == "0.0.0.0" && strings.HasPrefix(text, "--listen-client-urls=")
+			if m[1] != "127.0.0.1" && m[0] != "https://"+SandboxServerName && !listens {
 				t.Errorf("%q names %s: the trial Pod would need egress (and DNS) to reach it", text, m[1])
 			}
 		}

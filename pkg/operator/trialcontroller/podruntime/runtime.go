@@ -9,12 +9,18 @@ package podruntime
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"net"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+	"go.uber.org/zap"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -84,10 +90,22 @@ type Runtime struct {
 // etcd, kube-apiserver and kube-scheduler images are built on.
 const NonRootUser int64 = 65532
 
-// Start implements Runtime: it replaces what an earlier trial left of the
-// arm, creates its Secret, NetworkPolicy and Pod, and waits until the
+// Start implements trial.Runtime: it replaces what an earlier trial left of
+// the arm, creates its Secret, NetworkPolicy and Pod, and waits until the
 // sandbox answers. On an error it deletes what it created.
 func (p *Runtime) Start(ctx context.Context, arm trial.Arm) (trial.Sandbox, error) {
+	return p.start(ctx, arm, nil)
+}
+
+// StartStored implements trial.StorageRuntime: Start, then objects written
+// into the sandbox's etcd over its TLS port, in large transactions rather
+// than object by object through its API. Its kube-apiserver already runs and
+// takes them in through its watch, as it takes another API server's writes.
+func (p *Runtime) StartStored(ctx context.Context, arm trial.Arm, objects trial.StoredObjects) (trial.Sandbox, error) {
+	return p.start(ctx, arm, objects)
+}
+
+func (p *Runtime) start(ctx context.Context, arm trial.Arm, objects trial.StoredObjects) (trial.Sandbox, error) {
 	creds, err := newCredentials(p.Lifetime)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", arm.Name, err)
@@ -132,7 +150,36 @@ func (p *Runtime) Start(ctx context.Context, arm trial.Arm) (trial.Sandbox, erro
 	if s.config, err = s.waitAnswers(ctx, startCtx, creds, timeout); err != nil {
 		return fail(err)
 	}
+	if objects != nil {
+		if err := store(ctx, s.config, creds, objects); err != nil {
+			return fail(fmt.Errorf("%s: %w", arm.Name, err))
+		}
+	}
 	return s, nil
+}
+
+// store writes objects into the etcd of the sandbox at sandbox's host, as its
+// admin.
+func store(ctx context.Context, sandbox *rest.Config, c *credentials, objects trial.StoredObjects) error {
+	u, err := url.Parse(sandbox.Host)
+	if err != nil {
+		return err
+	}
+	cert, err := tls.X509KeyPair(c.clientCert, c.clientKey)
+	if err != nil {
+		return err
+	}
+	roots := x509.NewCertPool()
+	if !roots.AppendCertsFromPEM(c.ca) {
+		return errors.New("the sandbox's CA certificate does not parse")
+	}
+	client, err := clientv3.New(trial.EtcdClientConfig(clientv3.Config{Endpoints: []string{etcdEndpoint(u.Hostname())}, DialTimeout: 10 * time.Second,
+		TLS: &tls.Config{RootCAs: roots, ServerName: SandboxServerName, Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}, Logger: zap.NewNop()}))
+	if err != nil {
+		return fmt.Errorf("connecting to the sandbox's etcd: %w", err)
+	}
+	defer client.Close()
+	return trial.Store(ctx, client, objects)
 }
 
 // podArm is an arm's trial Pod.
@@ -352,3 +399,4 @@ func (s *podArm) Stop(ctx context.Context) error {
 
 // stopTimeout bounds stopping one arm.
 const stopTimeout = time.Minute
+var _ trial.StorageRuntime = (*Runtime)(nil)

@@ -173,14 +173,41 @@ func store(ctx context.Context, sandbox *rest.Config, c *credentials, objects tr
 	if !roots.AppendCertsFromPEM(c.ca) {
 		return errors.New("the sandbox's CA certificate does not parse")
 	}
-	client, err := clientv3.New(trial.EtcdClientConfig(clientv3.Config{Endpoints: []string{etcdEndpoint(u.Hostname())}, DialTimeout: 10 * time.Second,
-		TLS: &tls.Config{RootCAs: roots, ServerName: SandboxServerName, Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}, Logger: zap.NewNop()}))
+	// etcd's client verifies the server against the address it dials (the
+	// Pod's IP), whatever ServerName says; the sandbox's certificate names
+	// SandboxServerName, so the chain and that name are verified here.
+	verify := func(cs tls.ConnectionState) error {
+		if len(cs.PeerCertificates) == 0 {
+			return errors.New("the sandbox's etcd sent no certificate")
+		}
+		opts := x509.VerifyOptions{Roots: roots, DNSName: SandboxServerName, Intermediates: x509.NewCertPool()}
+		for _, c := range cs.PeerCertificates[1:] {
+			opts.Intermediates.AddCert(c)
+		}
+		_, err := cs.PeerCertificates[0].Verify(opts)
+		return err
+	}
+	endpoint := etcdEndpoint(u.Hostname())
+	client, err := clientv3.New(trial.EtcdClientConfig(clientv3.Config{Endpoints: []string{endpoint}, DialTimeout: etcdAnswerTimeout,
+		TLS:    &tls.Config{InsecureSkipVerify: true, VerifyConnection: verify, Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12},
+		Logger: zap.NewNop()}))
 	if err != nil {
 		return fmt.Errorf("connecting to the sandbox's etcd: %w", err)
 	}
 	defer client.Close()
+	// A sandbox whose etcd cannot be reached or refuses the operator fails
+	// the arm now, not at the trial's timeout (its writes would wait on).
+	answerCtx, cancel := context.WithTimeout(ctx, etcdAnswerTimeout)
+	defer cancel()
+	if _, err := client.Status(answerCtx, endpoint); err != nil {
+		return fmt.Errorf("the sandbox's etcd at %s does not answer: %w", endpoint, err)
+	}
 	return trial.Store(ctx, client, objects)
 }
+
+// etcdAnswerTimeout bounds the first answer of a sandbox's etcd: it runs
+// before the kube-apiserver that already answered.
+const etcdAnswerTimeout = 30 * time.Second
 
 // podArm is an arm's trial Pod.
 type podArm struct {
@@ -399,4 +426,5 @@ func (s *podArm) Stop(ctx context.Context) error {
 
 // stopTimeout bounds stopping one arm.
 const stopTimeout = time.Minute
+
 var _ trial.StorageRuntime = (*Runtime)(nil)

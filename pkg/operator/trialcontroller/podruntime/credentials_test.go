@@ -4,6 +4,7 @@ import (
 	"crypto"
 	"crypto/tls"
 	"crypto/x509"
+	"encoding/pem"
 	"testing"
 	"time"
 
@@ -99,4 +100,43 @@ func leafOf(t *testing.T, name string, certPEM, keyPEM []byte) *x509.Certificate
 		t.Fatal(err)
 	}
 	return leaf
+}
+
+// The operator takes the sandbox etcd's certificate only when the sandbox's
+// CA signed it for SandboxServerName: not another sandbox's, nor the admin
+// client certificate its CA also signed.
+func TestVerifySandboxServer(t *testing.T) {
+	mine, err := newCredentials(time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, err := newCredentials(time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	roots := x509.NewCertPool()
+	if !roots.AppendCertsFromPEM(mine.ca) {
+		t.Fatal("the CA does not parse")
+	}
+	presented := func(pemCert []byte) tls.ConnectionState {
+		block, _ := pem.Decode(pemCert)
+		cert, err := x509.ParseCertificate(block.Bytes)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tls.ConnectionState{PeerCertificates: []*x509.Certificate{cert}}
+	}
+	verify := verifySandboxServer(roots)
+	if err := verify(presented(mine.tlsCert)); err != nil {
+		t.Errorf("the sandbox's own serving certificate was refused: %v", err)
+	}
+	for name, cs := range map[string]tls.ConnectionState{
+		"another sandbox's serving certificate": presented(other.tlsCert),
+		"the admin client certificate":          presented(mine.clientCert),
+		"no certificate":                        {},
+	} {
+		if err := verify(cs); err == nil {
+			t.Errorf("%s was taken", name)
+		}
+	}
 }

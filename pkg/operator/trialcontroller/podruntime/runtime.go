@@ -173,23 +173,9 @@ func store(ctx context.Context, sandbox *rest.Config, c *credentials, objects tr
 	if !roots.AppendCertsFromPEM(c.ca) {
 		return errors.New("the sandbox's CA certificate does not parse")
 	}
-	// etcd's client verifies the server against the address it dials (the
-	// Pod's IP), whatever ServerName says; the sandbox's certificate names
-	// SandboxServerName, so the chain and that name are verified here.
-	verify := func(cs tls.ConnectionState) error {
-		if len(cs.PeerCertificates) == 0 {
-			return errors.New("the sandbox's etcd sent no certificate")
-		}
-		opts := x509.VerifyOptions{Roots: roots, DNSName: SandboxServerName, Intermediates: x509.NewCertPool()}
-		for _, c := range cs.PeerCertificates[1:] {
-			opts.Intermediates.AddCert(c)
-		}
-		_, err := cs.PeerCertificates[0].Verify(opts)
-		return err
-	}
 	endpoint := etcdEndpoint(u.Hostname())
 	client, err := clientv3.New(trial.EtcdClientConfig(clientv3.Config{Endpoints: []string{endpoint}, DialTimeout: etcdAnswerTimeout,
-		TLS:    &tls.Config{InsecureSkipVerify: true, VerifyConnection: verify, Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12},
+		TLS:    &tls.Config{InsecureSkipVerify: true, VerifyConnection: verifySandboxServer(roots), Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12},
 		Logger: zap.NewNop()}))
 	if err != nil {
 		return fmt.Errorf("connecting to the sandbox's etcd: %w", err)
@@ -203,6 +189,24 @@ func store(ctx context.Context, sandbox *rest.Config, c *credentials, objects tr
 		return fmt.Errorf("the sandbox's etcd at %s does not answer: %w", endpoint, err)
 	}
 	return trial.Store(ctx, client, objects)
+}
+
+// verifySandboxServer verifies a sandbox's serving certificate: signed by
+// roots, for SandboxServerName. etcd's client checks the server against the
+// address it dials (the Pod's IP), whatever tls.Config.ServerName says, so
+// it is told to skip its own check and given this one.
+func verifySandboxServer(roots *x509.CertPool) func(tls.ConnectionState) error {
+	return func(cs tls.ConnectionState) error {
+		if len(cs.PeerCertificates) == 0 {
+			return errors.New("the sandbox's etcd sent no certificate")
+		}
+		opts := x509.VerifyOptions{Roots: roots, DNSName: SandboxServerName, Intermediates: x509.NewCertPool()}
+		for _, c := range cs.PeerCertificates[1:] {
+			opts.Intermediates.AddCert(c)
+		}
+		_, err := cs.PeerCertificates[0].Verify(opts)
+		return err
+	}
 }
 
 // etcdAnswerTimeout bounds the first answer of a sandbox's etcd: it runs

@@ -159,6 +159,10 @@ func runTrial(b *testing.B, bin string, size benchSize, seeding string) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	for _, a := range []trial.ArmReport{r.Current, r.Candidate, r.Rerun} {
+		b.Logf("%s: start %s, seed %s (%s), schedule %s (%s)", a.Name, a.Start.Round(time.Millisecond), a.Seed.Round(time.Millisecond), a.Fence,
+			a.Schedule.Round(time.Millisecond), a.Settled)
+	}
 	report(b, size, r, snapshotTime, snapshotHeap, trialHeap, peaks)
 }
 

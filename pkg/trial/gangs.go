@@ -44,11 +44,11 @@ func servedGangVersion(d discovery.DiscoveryInterface) (string, error) {
 		if g.Name != GangGroup {
 			continue
 		}
-		versions := slices.Clone(g.Versions)
 		// The preferred version first, then the server's order.
-		slices.SortStableFunc(versions, func(a, b metav1.GroupVersionForDiscovery) int {
-			return boolOrder(b.Version == g.PreferredVersion.Version, a.Version == g.PreferredVersion.Version)
-		})
+		versions := slices.Clone(g.Versions)
+		if i := slices.Index(versions, g.PreferredVersion); i > 0 {
+			versions = slices.Insert(slices.Delete(versions, i, i+1), 0, g.PreferredVersion)
+		}
 		for _, v := range versions {
 			list, err := d.ServerResourcesForGroupVersion(v.GroupVersion)
 			if apierrors.IsNotFound(err) {
@@ -63,16 +63,6 @@ func servedGangVersion(d discovery.DiscoveryInterface) (string, error) {
 		}
 	}
 	return "", nil
-}
-
-func boolOrder(a, b bool) int {
-	switch {
-	case a == b:
-		return 0
-	case a:
-		return 1
-	}
-	return -1
 }
 
 // servesAll says whether list holds every one of resources.

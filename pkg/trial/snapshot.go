@@ -322,11 +322,11 @@ func (s *Snapshot) takeCustom(ctx context.Context, dyn dynamic.Interface, size *
 		if err := newPager(list).EachListItem(ctx, metav1.ListOptions{}, func(o runtime.Object) error {
 			obj := TrimCustom(o.(*unstructured.Unstructured))
 			s.Custom = append(s.Custom, obj)
-			data, err := obj.MarshalJSON()
+			n, err := jsonSize(&obj)
 			if err != nil {
 				return err
 			}
-			return size.add(name, o, len(data))
+			return size.add(name, o, n)
 		}); err != nil {
 			return fmt.Errorf("listing %s: %w", name, err)
 		}

@@ -242,11 +242,6 @@ func MetricsClient(sandbox *rest.Config) (*rest.Config, error) {
 	return cfg, nil
 }
 
-// etcdEndpoint is the sandbox etcd's TLS endpoint at podIP.
-func etcdEndpoint(podIP string) string {
-	return "https://" + net.JoinHostPort(podIP, strconv.Itoa(SandboxEtcdPort))
-}
-
 // sandboxClient is the operator's client config of a sandbox at podIP.
 func sandboxClient(podIP string, c *credentials) *rest.Config {
 	return trial.Unlimited(&rest.Config{

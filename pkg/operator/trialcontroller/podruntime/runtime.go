@@ -9,18 +9,12 @@ package podruntime
 
 import (
 	"context"
-	"crypto/tls"
-	"crypto/x509"
 	"errors"
 	"fmt"
 	"net"
-	"net/url"
 	"strconv"
 	"strings"
 	"time"
-
-	clientv3 "go.etcd.io/etcd/client/v3"
-	"go.uber.org/zap"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -151,67 +145,12 @@ func (p *Runtime) start(ctx context.Context, arm trial.Arm, objects trial.Stored
 		return fail(err)
 	}
 	if objects != nil {
-		if err := store(ctx, s.config, creds, objects); err != nil {
+		if err := store(ctx, s.config, objects); err != nil {
 			return fail(fmt.Errorf("%s: %w", arm.Name, err))
 		}
 	}
 	return s, nil
 }
-
-// store writes objects into the etcd of the sandbox at sandbox's host, as its
-// admin.
-func store(ctx context.Context, sandbox *rest.Config, c *credentials, objects trial.StoredObjects) error {
-	u, err := url.Parse(sandbox.Host)
-	if err != nil {
-		return err
-	}
-	cert, err := tls.X509KeyPair(c.clientCert, c.clientKey)
-	if err != nil {
-		return err
-	}
-	roots := x509.NewCertPool()
-	if !roots.AppendCertsFromPEM(c.ca) {
-		return errors.New("the sandbox's CA certificate does not parse")
-	}
-	endpoint := etcdEndpoint(u.Hostname())
-	client, err := clientv3.New(trial.EtcdClientConfig(clientv3.Config{Endpoints: []string{endpoint}, DialTimeout: etcdAnswerTimeout,
-		TLS:    &tls.Config{InsecureSkipVerify: true, VerifyConnection: verifySandboxServer(roots), Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12},
-		Logger: zap.NewNop()}))
-	if err != nil {
-		return fmt.Errorf("connecting to the sandbox's etcd: %w", err)
-	}
-	defer client.Close()
-	// A sandbox whose etcd cannot be reached or refuses the operator fails
-	// the arm now, not at the trial's timeout (its writes would wait on).
-	answerCtx, cancel := context.WithTimeout(ctx, etcdAnswerTimeout)
-	defer cancel()
-	if _, err := client.Status(answerCtx, endpoint); err != nil {
-		return fmt.Errorf("the sandbox's etcd at %s does not answer: %w", endpoint, err)
-	}
-	return trial.Store(ctx, client, objects)
-}
-
-// verifySandboxServer verifies a sandbox's serving certificate: signed by
-// roots, for SandboxServerName. etcd's client checks the server against the
-// address it dials (the Pod's IP), whatever tls.Config.ServerName says, so
-// it is told to skip its own check and given this one.
-func verifySandboxServer(roots *x509.CertPool) func(tls.ConnectionState) error {
-	return func(cs tls.ConnectionState) error {
-		if len(cs.PeerCertificates) == 0 {
-			return errors.New("the sandbox's etcd sent no certificate")
-		}
-		opts := x509.VerifyOptions{Roots: roots, DNSName: SandboxServerName, Intermediates: x509.NewCertPool()}
-		for _, c := range cs.PeerCertificates[1:] {
-			opts.Intermediates.AddCert(c)
-		}
-		_, err := cs.PeerCertificates[0].Verify(opts)
-		return err
-	}
-}
-
-// etcdAnswerTimeout bounds the first answer of a sandbox's etcd: it runs
-// before the kube-apiserver that already answered.
-const etcdAnswerTimeout = 30 * time.Second
 
 // podArm is an arm's trial Pod.
 type podArm struct {
@@ -430,5 +369,3 @@ func (s *podArm) Stop(ctx context.Context) error {
 
 // stopTimeout bounds stopping one arm.
 const stopTimeout = time.Minute
-
-var _ trial.StorageRuntime = (*Runtime)(nil)

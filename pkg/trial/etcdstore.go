@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"sync"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 )
@@ -31,7 +32,8 @@ func EtcdClientConfig(cfg clientv3.Config) clientv3.Config {
 }
 
 // Store writes objects into the etcd of c, under StoragePrefix, in
-// transactions of at most maxTxnOps puts and about txnBytes.
+// transactions of at most maxTxnOps puts and about txnBytes: for an etcd no
+// API server watches yet (StoreWatched otherwise).
 func Store(ctx context.Context, c *clientv3.Client, objects StoredObjects) error {
 	var (
 		ops  []clientv3.Op
@@ -61,4 +63,38 @@ func Store(ctx context.Context, c *clientv3.Client, objects StoredObjects) error
 		return err
 	}
 	return flush()
+}
+
+// StoreWatched writes objects into the etcd of c, under StoragePrefix, one
+// put at a time, each its own revision, with up to inFlight puts at once (1:
+// in the order given). It is for an etcd whose API server runs: its watch
+// cache and its clients' watches resume from the last revision they saw, so
+// a watcher restarted in the middle of a revision of many objects (a client
+// too slow for a burst is cut off and watches again) never sees the rest of
+// that revision. One object per revision cannot be lost that way.
+func StoreWatched(ctx context.Context, c *clientv3.Client, objects StoredObjects, inFlight int) error {
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	slots := make(chan struct{}, max(inFlight, 1))
+	var wg sync.WaitGroup
+	walked := objects(func(key string, value []byte) error {
+		select {
+		case slots <- struct{}{}:
+		case <-ctx.Done():
+			return context.Cause(ctx)
+		}
+		wg.Add(1)
+		go func() {
+			defer func() { <-slots; wg.Done() }()
+			if _, err := c.Put(ctx, StoragePrefix+key, string(value)); err != nil {
+				cancel(fmt.Errorf("writing %s into the sandbox's etcd: %w", key, err))
+			}
+		}()
+		return nil
+	})
+	wg.Wait()
+	if err := context.Cause(ctx); err != nil {
+		return err
+	}
+	return walked
 }

@@ -13,20 +13,30 @@ import (
 type Runtime interface {
 	// Start starts arm's sandbox with arm's scheduler running against it,
 	// and returns once the sandbox answers. Its error names the arm. The
-	// scheduler already runs while the sandbox is seeded: the replayed pods
-	// are created gated (SeedingGate) and released in replay order.
+	// scheduler already runs while the sandbox is seeded through its API: the
+	// replayed pods are created gated (SeedingGate) and released in replay
+	// order.
 	Start(ctx context.Context, arm Arm) (Sandbox, error)
 }
 
 // StorageRuntime is a Runtime that can write a snapshot straight into a
-// sandbox's storage before its API server starts: seeding then goes at the
-// speed of etcd's batched writes, not of the API server's creates, one by
-// one. A Runtime that cannot is seeded through the sandbox's API.
+// sandbox's storage: seeding then goes at the speed of etcd's batched
+// writes, not of the API server's creates, one by one. A Runtime that cannot
+// is seeded through the sandbox's API.
 type StorageRuntime interface {
 	Runtime
 	// StartStored is Start with objects written into the sandbox's etcd,
-	// under StoragePrefix, before its kube-apiserver starts.
-	StartStored(ctx context.Context, arm Arm, objects StoredObjects) (Sandbox, error)
+	// under StoragePrefix, before its scheduler can have listed them.
+	StartStored(ctx context.Context, arm Arm, objects StoredObjects) (StorageSandbox, error)
+}
+
+// StorageSandbox is a Sandbox whose etcd takes writes while its API server
+// and scheduler run: the replayed pods are written there in one go, in
+// replay order, once the scheduler has seen the rest (Storage.Replay).
+type StorageSandbox interface {
+	Sandbox
+	// Store writes objects into the sandbox's etcd, under StoragePrefix.
+	Store(ctx context.Context, objects StoredObjects) error
 }
 
 // ImageIdentifier is a Sandbox whose runtime can say which image its

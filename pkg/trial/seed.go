@@ -28,10 +28,11 @@ import (
 // them alone. No scheduling selector names it.
 const ReplayLabel = "trial.secondary-scheduler.openshift.io/replay"
 
-// SeedingGate holds the replayed pods while a sandbox is seeded: the arm's
-// scheduler already runs, and must see every node and bound pod before it
-// places the first one (fence waits for that). The gates are lifted in replay order (the
-// scheduling queue breaks ties of priority by when a pod became schedulable).
+// SeedingGate holds the replayed pods while a sandbox is seeded through its
+// API: the arm's scheduler already runs, and must see every node and bound
+// pod before it places the first one (fence waits for that). The gates are
+// lifted one by one in replay order, so that the scheduler, idle between
+// two, takes the pods in that order (pods created at once reach it in any).
 const SeedingGate = "trial.secondary-scheduler.openshift.io/seeding"
 
 // seedWorkers is how many creates a seed sends at once.
@@ -60,12 +61,12 @@ func newSeeder(cfg *rest.Config) (*seeder, error) {
 }
 
 // seed creates the snapshot's objects, kind by kind in the order they refer
-// to each other (unless stored: they were written into the sandbox's storage
-// before its API server started), and the replay set last, gated
-// (SeedingGate).
+// to each other, and the replay set last, gated (SeedingGate); when stored
+// (the objects were written into the sandbox's storage, and the replay set
+// will be), it only waits for the sandbox to serve them.
 func (s *seeder) seed(ctx context.Context, snap *Snapshot, stored bool) error {
 	owned := podClaims(snap)
-	if err := s.seedObjects(ctx, snap, stored, owned); err != nil {
+	if err := s.seedObjects(ctx, snap, stored, owned); err != nil || stored {
 		return err
 	}
 	// Created in any order: they are released (release) in replay order.

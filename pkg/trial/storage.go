@@ -22,15 +22,13 @@ import (
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 )
 
-// StoredObjects calls put with each object of a snapshot as kube-apiserver
-// v1.37 stores it in etcd: its key below the storage prefix ("/registry/")
+// StoredObjects calls put with objects of a snapshot as kube-apiserver
+// v1.37 stores them in etcd: its key below the storage prefix ("/registry/")
 // and its value, protobuf in the "k8s\x00" envelope for built-in kinds and
-// JSON for custom resources. The replay set is not among them, nor the
-// claims its pods control: replayed pods are created through the API, gated,
-// and their claims with them. Built-in kinds are stored in the version
+// JSON for custom resources. Built-in kinds are stored in the version
 // kube-apiserver stores them in (resource.k8s.io in v1); scheduling.k8s.io's
-// gangs are JSON at the version they were read at (storedGangs). put is called from one goroutine;
-// its error stops the walk.
+// gangs are JSON at the version they were read at (storedGangs). put is
+// called from one goroutine; its error stops the walk.
 type StoredObjects func(put func(key string, value []byte) error) error
 
 // StoragePrefix is the etcd prefix of a sandbox's kube-apiserver (its
@@ -52,36 +50,85 @@ var (
 	storageSerializer = protobuf.NewSerializer(storageScheme, storageScheme)
 )
 
-// storedKinds writes one kind: its objects' keys and values.
+// storedKind writes one kind: its objects' keys and values.
 type storedKind struct {
 	what string
 	n    int
 	at   func(i int) (key string, obj runtime.Object, err error)
 }
 
-// Stored is snap's objects (StoredObjects) with the fields the API server sets
-// on create (create fields) and those its admission sets (admitPod); created
-// is their creation time.
-func (snap *Snapshot) Stored(created time.Time) StoredObjects {
+// Storage is a snapshot as a sandbox's storage takes it, in two writes that
+// agree on the UIDs claims name: Objects while nothing schedules, and
+// Replay once the arm's scheduler has seen them all (fence). Replay after
+// Objects, never at once.
+type Storage struct {
+	snap  *Snapshot
+	at    metav1.Time
+	uids  storedUIDs
+	admit *podAdmission
+}
+
+// Storage is snap as a sandbox's storage takes it, with the fields the API
+// server sets on create (created) and those its admission sets (admitPod);
+// created is their creation time.
+func (snap *Snapshot) Storage(created time.Time) *Storage {
+	return &Storage{snap: snap, at: metav1.NewTime(created.Truncate(time.Second)), uids: storedUIDs{}, admit: newPodAdmission(snap)}
+}
+
+// Objects are the snapshot's objects but the replayed pods, with the claims
+// those pods control.
+func (s *Storage) Objects() StoredObjects {
 	return func(put func(key string, value []byte) error) error {
-		created := metav1.NewTime(created.Truncate(time.Second))
-		kinds, err := snap.storedKinds(created)
+		kinds, err := s.storedKinds()
 		if err != nil {
 			return err
 		}
-		for _, k := range kinds {
-			for i := range k.n {
-				key, obj, err := k.at(i)
-				if err == nil {
-					err = putObject(put, key, obj)
-				}
-				if err != nil {
-					return fmt.Errorf("writing %s into the sandbox's storage: %w", k.what, err)
-				}
+		return putKinds(put, kinds...)
+	}
+}
+
+// Replay are the replayed pods, labelled ReplayLabel, in replay order: a
+// scheduler that sees them arrive in one write queues them in that order
+// (the scheduling queue breaks ties of priority by when it first saw a pod),
+// whatever its pace.
+func (s *Storage) Replay() StoredObjects {
+	return func(put func(key string, value []byte) error) error {
+		replay := s.snap.Replay
+		return putKinds(put, storedKind{what: "replayed pods", n: len(replay), at: func(i int) (string, runtime.Object, error) {
+			p := replay[i].DeepCopy()
+			if p.Labels == nil {
+				p.Labels = map[string]string{}
+			}
+			p.Labels[ReplayLabel] = "true"
+			return s.pod(p)
+		}})
+	}
+}
+
+func putKinds(put func(key string, value []byte) error, kinds ...storedKind) error {
+	for _, k := range kinds {
+		for i := range k.n {
+			key, obj, err := k.at(i)
+			if err == nil {
+				err = putObject(put, key, obj)
+			}
+			if err != nil {
+				return fmt.Errorf("writing %s into the sandbox's storage: %w", k.what, err)
 			}
 		}
-		return nil
 	}
+	return nil
+}
+
+// pod is p as the API server stores it after its create and admission.
+func (s *Storage) pod(p *corev1.Pod) (string, runtime.Object, error) {
+	created(p, s.at)
+	p.UID = s.uids.of("Pod", p.Namespace+"/"+p.Name)
+	if err := s.admit.pod(p); err != nil {
+		return "", nil, fmt.Errorf("pod %s/%s: %w", p.Namespace, p.Name, err)
+	}
+	createdPod(p)
+	return namespacedKey("pods", p.Namespace, p.Name), p, nil
 }
 
 // putObject encodes obj as the API server stores it: custom resources
@@ -153,17 +200,9 @@ func (u storedUIDs) of(kind, key string) types.UID {
 	return u[k]
 }
 
-// storedKinds are snap's objects, kind by kind.
-func (snap *Snapshot) storedKinds(at metav1.Time) ([]storedKind, error) {
-	admit := newPodAdmission(snap)
-	uids := storedUIDs{}
-	replayed := podSet(snap.Replay)
-	var claims []resourcev1.ResourceClaim
-	for _, c := range snap.ResourceClaims {
-		if kind, pod, ok := claimController(&c); !ok || kind != "Pod" || !replayed[pod] {
-			claims = append(claims, c)
-		}
-	}
+// storedKinds are the objects of Objects, kind by kind.
+func (s *Storage) storedKinds() ([]storedKind, error) {
+	snap, at, uids := s.snap, s.at, s.uids
 	kinds := []storedKind{
 		typed("namespaces", snap.Namespaces, at, func(o *corev1.Namespace) string { return clusterKey("namespaces", o.Name) },
 			func(o *corev1.Namespace) error { createdNamespace(o); return nil }),
@@ -200,7 +239,7 @@ func (snap *Snapshot) storedKinds(at metav1.Time) ([]storedKind, error) {
 		typed("resourceclaimtemplates", snap.ResourceClaimTemplates, at, func(o *resourcev1.ResourceClaimTemplate) string {
 			return namespacedKey("resourceclaimtemplates", o.Namespace, o.Name)
 		}, nil),
-		typed("resourceclaims", claims, at, func(o *resourcev1.ResourceClaim) string { return namespacedKey("resourceclaims", o.Namespace, o.Name) },
+		typed("resourceclaims", snap.ResourceClaims, at, func(o *resourcev1.ResourceClaim) string { return namespacedKey("resourceclaims", o.Namespace, o.Name) },
 			func(o *resourcev1.ResourceClaim) error {
 				if kind, owner, ok := claimController(o); ok {
 					*o = *controlledBy(o, uids.of(kind, owner))
@@ -213,13 +252,7 @@ func (snap *Snapshot) storedKinds(at metav1.Time) ([]storedKind, error) {
 		if err != nil {
 			return "", nil, err
 		}
-		created(p, at)
-		p.UID = uids.of("Pod", p.Namespace+"/"+p.Name)
-		if err := admit.pod(p); err != nil {
-			return "", nil, fmt.Errorf("pod %s/%s: %w", p.Namespace, p.Name, err)
-		}
-		createdPod(p)
-		return namespacedKey("pods", p.Namespace, p.Name), p, nil
+		return s.pod(p)
 	}}), nil
 }
 

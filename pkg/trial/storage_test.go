@@ -3,6 +3,7 @@ package trial
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 	"testing"
 	"time"
 
@@ -51,7 +52,7 @@ func storedSnapshot(t *testing.T) *Snapshot {
 func TestStored(t *testing.T) {
 	now := time.Date(2026, 1, 2, 3, 4, 5, 600, time.UTC)
 	values := map[string][]byte{}
-	if err := storedSnapshot(t).Stored(now)(func(key string, value []byte) error {
+	if err := storedSnapshot(t).Storage(now).Objects()(func(key string, value []byte) error {
 		if _, ok := values[key]; ok {
 			t.Errorf("%s written twice", key)
 		}
@@ -106,7 +107,7 @@ func TestStoredRefusesUnknownClass(t *testing.T) {
 	if _, err := s.Pods.Add(corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "work", Name: "p"}, Spec: corev1.PodSpec{PriorityClassName: "gone"}}); err != nil {
 		t.Fatal(err)
 	}
-	err := s.Stored(time.Now())(func(string, []byte) error { return nil })
+	err := s.Storage(time.Now()).Objects()(func(string, []byte) error { return nil })
 	if err == nil || !bytes.Contains([]byte(err.Error()), []byte(`no PriorityClass with name gone`)) {
 		t.Errorf("got %v, want the pod refused for its missing class", err)
 	}
@@ -114,9 +115,9 @@ func TestStoredRefusesUnknownClass(t *testing.T) {
 
 // Dynamic Resource Allocation's and native gangs' objects are stored under
 // their resource's key, resource.k8s.io in the version kube-apiserver
-// stores (v1), gangs in JSON at the version they were read at; a claim names the UID its controlling pod
-// or PodGroup is stored with, and the claims of replayed pods are left to be
-// created with them through the API.
+// stores (v1), gangs in JSON at the version they were read at; a claim names
+// the UID its controlling pod or PodGroup is stored with, a replayed pod's
+// too, though that pod is written after it (Replay).
 func TestStoredClaimsAndGangs(t *testing.T) {
 	controller := func(kind, name string) []metav1.OwnerReference {
 		return []metav1.OwnerReference{{APIVersion: "v1", Kind: kind, Name: name, UID: "live", Controller: ptr.To(true)}}
@@ -144,20 +145,21 @@ func TestStoredClaimsAndGangs(t *testing.T) {
 		t.Fatal(err)
 	}
 	values := map[string][]byte{}
-	if err := s.Stored(time.Now())(func(key string, value []byte) error { values[key] = value; return nil }); err != nil {
+	storage := s.Storage(time.Now())
+	if err := storage.Objects()(func(key string, value []byte) error { values[key] = value; return nil }); err != nil {
 		t.Fatal(err)
 	}
-	decode := func(key, apiVersion string) runtime.Object {
-		t.Helper()
-		obj, gvk, err := storageCodecs.UniversalDeserializer().Decode(values[key], nil, nil)
-		if err != nil {
-			t.Fatalf("%s: %v", key, err)
-		}
-		if gvk.GroupVersion().String() != apiVersion {
-			t.Errorf("%s stored as %s, want %s", key, gvk.GroupVersion(), apiVersion)
-		}
-		return obj
+	if _, ok := values["pods/work/r"]; ok {
+		t.Error("the replayed pod was written with the objects: it must wait until the scheduler has seen them")
 	}
+	replayClaim := decode(t, values, "resourceclaims/work/r-gpu", "resource.k8s.io/v1").(*resourcev1.ResourceClaim)
+	if err := storage.Replay()(func(key string, value []byte) error { values[key] = value; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if r := decode(t, values, "pods/work/r", "v1").(*corev1.Pod); metav1.GetControllerOf(replayClaim).UID != r.UID {
+		t.Errorf("r-gpu names controller %+v, want the replayed pod's stored UID %s", metav1.GetControllerOf(replayClaim), r.UID)
+	}
+	decode := func(key, apiVersion string) runtime.Object { t.Helper(); return decode(t, values, key, apiVersion) }
 	decode("deviceclasses/gpu", "resource.k8s.io/v1")
 	decode("resourceslices/n1-gpu", "resource.k8s.io/v1")
 	decode("resourceclaimtemplates/work/gpu", "resource.k8s.io/v1")
@@ -183,9 +185,6 @@ func TestStoredClaimsAndGangs(t *testing.T) {
 	pod := decode("pods/work/b", "v1").(*corev1.Pod)
 	podClaim := decode("resourceclaims/work/b-gpu", "resource.k8s.io/v1").(*resourcev1.ResourceClaim)
 	groupClaim := decode("resourceclaims/work/g-shared", "resource.k8s.io/v1").(*resourcev1.ResourceClaim)
-	if _, ok := values["resourceclaims/work/r-gpu"]; ok {
-		t.Error("the replayed pod's claim was stored: it must be created with the pod, naming its UID")
-	}
 	if ref := metav1.GetControllerOf(podClaim); ref == nil || ref.UID == "live" || ref.UID != pod.UID || podClaim.Status.Allocation == nil {
 		t.Errorf("b-gpu: controller %+v, allocation %v; want pod b's stored UID %s, allocated", ref, podClaim.Status.Allocation, pod.UID)
 	}
@@ -194,5 +193,62 @@ func TestStoredClaimsAndGangs(t *testing.T) {
 	}
 	if names := podClaimNames(pod); len(names) != 1 || names[0] != "b-gpu" {
 		t.Errorf("the stored pod's claims resolve to %v, want b-gpu", names)
+	}
+}
+
+// decode decodes the value stored at key, which must be of apiVersion.
+func decode(t *testing.T, values map[string][]byte, key, apiVersion string) runtime.Object {
+	t.Helper()
+	obj, gvk, err := storageCodecs.UniversalDeserializer().Decode(values[key], nil, nil)
+	if err != nil {
+		t.Fatalf("%s: %v", key, err)
+	}
+	if gvk.GroupVersion().String() != apiVersion {
+		t.Errorf("%s stored as %s, want %s", key, gvk.GroupVersion(), apiVersion)
+	}
+	return obj
+}
+
+// The replayed pods are written in replay order, labelled, admitted as the
+// bound ones are, and free of the seeding gate a seed through the API needs;
+// a gate of their own stays.
+func TestStoredReplay(t *testing.T) {
+	s := storedSnapshot(t)
+	for _, name := range []string{"z", "a", "m"} {
+		p := corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "work", Name: name, Labels: map[string]string{"app": "web"}},
+			Spec: corev1.PodSpec{PriorityClassName: "high", Containers: []corev1.Container{{Name: "c", Image: "app:1"}}}}
+		if name == "m" {
+			p.Spec.SchedulingGates = []corev1.PodSchedulingGate{{Name: "example.com/quota"}}
+		}
+		s.Replay = append(s.Replay, p)
+	}
+	storage := s.Storage(time.Now())
+	if err := storage.Objects()(func(string, []byte) error { return nil }); err != nil {
+		t.Fatal(err)
+	}
+	var keys []string
+	values := map[string][]byte{}
+	if err := storage.Replay()(func(key string, value []byte) error { keys = append(keys, key); values[key] = value; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"pods/work/z", "pods/work/a", "pods/work/m"}; !slices.Equal(keys, want) {
+		t.Fatalf("replayed pods written as %v, want %v (replay order)", keys, want)
+	}
+	for _, key := range keys {
+		p := decode(t, values, key, "v1").(*corev1.Pod)
+		if p.Labels[ReplayLabel] != "true" || p.Labels["app"] != "web" || p.UID == "" || *p.Spec.Priority != 1000 || p.Status.Phase != corev1.PodPending {
+			t.Errorf("%s: labels %v, uid %q, priority %d, phase %s; want its labels and the replay label, a uid, class high's 1000, Pending",
+				key, p.Labels, p.UID, *p.Spec.Priority, p.Status.Phase)
+		}
+		var gates []string
+		for _, g := range p.Spec.SchedulingGates {
+			gates = append(gates, g.Name)
+		}
+		if want := map[string][]string{"pods/work/m": {"example.com/quota"}}[key]; !slices.Equal(gates, want) {
+			t.Errorf("%s: gates %v, want %v", key, gates, want)
+		}
+	}
+	if s.Replay[0].Labels[ReplayLabel] != "" {
+		t.Error("writing the replay set changed the snapshot's pods")
 	}
 }

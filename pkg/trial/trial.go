@@ -145,7 +145,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 func runArm(ctx context.Context, o Options, arm Arm) (ArmReport, Outcome, error) {
 	rep := ArmReport{Arm: arm}
 	t := time.Now()
-	sb, written, err := start(ctx, o, arm)
+	sb, storage, written, err := start(ctx, o, arm)
 	if err != nil {
 		return rep, nil, err
 	}
@@ -162,13 +162,7 @@ func runArm(ctx context.Context, o Options, arm Arm) (ArmReport, Outcome, error)
 	if err != nil {
 		return rep, nil, stop(err)
 	}
-	if err := s.seed(ctx, o.Snapshot, written > 0); err != nil {
-		return rep, nil, stop(errors.Join(fmt.Errorf("%s sandbox: %w", arm.Name, err), sb.Failed(ctx)))
-	}
-	if rep.Fence, err = s.fence(ctx, o.Snapshot); err != nil {
-		return rep, nil, stop(errors.Join(fmt.Errorf("%s sandbox: %w", arm.Name, err), sb.Failed(ctx)))
-	}
-	if err := s.release(ctx, o.Snapshot.Replay); err != nil {
+	if err := seedArm(ctx, s, sb, storage, o.Snapshot, &rep); err != nil {
 		return rep, nil, stop(errors.Join(fmt.Errorf("%s sandbox: %w", arm.Name, err), sb.Failed(ctx)))
 	}
 	rep.Seed, t = time.Since(t), time.Now()
@@ -189,22 +183,41 @@ func runArm(ctx context.Context, o Options, arm Arm) (ArmReport, Outcome, error)
 	return rep, run, stop(nil)
 }
 
+// seedArm seeds a started sandbox and lets its scheduler at the replayed
+// pods once it has seen the rest (fence): into its storage in one write when
+// it has one (storage), else through its API, gated and released one by one.
+func seedArm(ctx context.Context, s *seeder, sb Sandbox, storage *Storage, snap *Snapshot, rep *ArmReport) error {
+	var err error
+	if err = s.seed(ctx, snap, storage != nil); err != nil {
+		return err
+	}
+	if rep.Fence, err = s.fence(ctx, snap); err != nil {
+		return err
+	}
+	if storage == nil {
+		return s.release(ctx, snap.Replay)
+	}
+	return sb.(StorageSandbox).Store(ctx, storage.Replay())
+}
+
 // start starts arm's sandbox, with the snapshot written into its storage
-// when the runtime can (StorageRuntime); written is how long that took, 0
-// when the sandbox starts empty and is seeded through its API.
-func start(ctx context.Context, o Options, arm Arm) (sb Sandbox, written time.Duration, err error) {
+// when the runtime can (StorageRuntime, storage then says what was not yet
+// written); written is how long that took, 0 when the sandbox starts empty
+// and is seeded through its API.
+func start(ctx context.Context, o Options, arm Arm) (sb Sandbox, storage *Storage, written time.Duration, err error) {
 	rt, ok := o.Runtime.(StorageRuntime)
 	if !ok {
 		sb, err = o.Runtime.Start(ctx, arm)
-		return sb, 0, err
+		return sb, nil, 0, err
 	}
-	objects := o.Snapshot.Stored(time.Now())
+	storage = o.Snapshot.Storage(time.Now())
+	objects := storage.Objects()
 	sb, err = rt.StartStored(ctx, arm, func(put func(key string, value []byte) error) error {
 		t := time.Now()
 		defer func() { written = max(time.Since(t), time.Nanosecond) }()
 		return objects(put)
 	})
-	return sb, written, err
+	return sb, storage, written, err
 }
 
 // count counts an outcome of want replayed pods: a pod it lacks is undecided

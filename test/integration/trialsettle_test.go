@@ -25,29 +25,14 @@ import (
 // over its serving port as the sandbox's admin, not on its pods looking
 // decided. One pod fits no node, so the scheduler parks one unschedulable.
 func TestTrialArmsSettleByTheirSchedulersQueues(t *testing.T) {
-	bin := framework.Binary(t, "kube-scheduler")
 	const scheduler = "trial-settle"
-	node := func(name string) corev1.Node {
-		capacity := corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("4"), corev1.ResourceMemory: resource.MustParse("8Gi"), corev1.ResourcePods: resource.MustParse("110")}
-		return corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{corev1.LabelHostname: name}},
-			Status: corev1.NodeStatus{Capacity: capacity, Allocatable: capacity}}
-	}
-	pod := func(name, cpu string) corev1.Pod {
-		return corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "settle"},
-			Spec: corev1.PodSpec{SchedulerName: scheduler, Containers: []corev1.Container{{Name: "c", Image: "registry.k8s.io/pause:3.10",
-				Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse(cpu)}}}}}}
-	}
+	pod := func(name, cpu string) corev1.Pod { return cpuPod("settle", name, scheduler, cpu) }
 	snap := &trial.Snapshot{
 		Namespaces: []corev1.Namespace{{ObjectMeta: metav1.ObjectMeta{Name: "settle"}}},
-		Nodes:      []corev1.Node{node("n1"), node("n2")},
+		Nodes:      []corev1.Node{cpuNode("n1"), cpuNode("n2")},
 		Replay:     []corev1.Pod{pod("a", "1"), pod("b", "1"), pod("too-big", "100")},
 	}
-	config := framework.ScoringConfig(scheduler, "LeastAllocated")
-	r, err := trial.Run(context.Background(), trial.Options{Snapshot: snap, Runtime: local.New(filepath.Dir(bin), t.TempDir()), Timeout: time.Minute,
-		Current: trial.Arm{Name: "current", Binary: bin, Config: config}, Candidate: trial.Arm{Name: "candidate", Binary: bin, Config: config}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := sameConfigTrial(t, snap, scheduler)
 	for _, a := range []trial.ArmReport{r.Current, r.Candidate, r.Rerun} {
 		if a.Bound != 2 || a.Unschedulable != 1 {
 			t.Errorf("the %s arm bound %d and found %d unschedulable, want 2 and 1", a.Name, a.Bound, a.Unschedulable)
@@ -66,6 +51,34 @@ func TestTrialArmsSettleByTheirSchedulersQueues(t *testing.T) {
 		!strings.Contains(text.String(), r.Current.Settled) {
 		t.Errorf("the report's arm lines do not say how the arm ended:\n%s", text.String())
 	}
+}
+
+// sameConfigTrial runs a trial of snap in the trial command's runtime with
+// the real kube-scheduler, LeastAllocated for scheduler in both arms.
+func sameConfigTrial(t *testing.T, snap *trial.Snapshot, scheduler string) *trial.Report {
+	t.Helper()
+	bin := framework.Binary(t, "kube-scheduler")
+	config := framework.ScoringConfig(scheduler, "LeastAllocated")
+	r, err := trial.Run(context.Background(), trial.Options{Snapshot: snap, Runtime: local.New(filepath.Dir(bin), t.TempDir()), Timeout: time.Minute,
+		Current: trial.Arm{Name: "current", Binary: bin, Config: config}, Candidate: trial.Arm{Name: "candidate", Binary: bin, Config: config}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// cpuNode is a node of 4 CPUs and 8 GiB.
+func cpuNode(name string) corev1.Node {
+	capacity := corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("4"), corev1.ResourceMemory: resource.MustParse("8Gi"), corev1.ResourcePods: resource.MustParse("110")}
+	return corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{corev1.LabelHostname: name}},
+		Status: corev1.NodeStatus{Capacity: capacity, Allocatable: capacity}}
+}
+
+// cpuPod is a pending pod for scheduler that requests cpu.
+func cpuPod(namespace, name, scheduler, cpu string) corev1.Pod {
+	return corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace},
+		Spec: corev1.PodSpec{SchedulerName: scheduler, Containers: []corev1.Container{{Name: "c", Image: "registry.k8s.io/pause:3.10",
+			Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse(cpu)}}}}}}
 }
 
 // TestTrialSchedulerMetricsAnswerOnlyTheSandboxAdmin: the port a trial

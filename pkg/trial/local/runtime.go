@@ -40,7 +40,7 @@ func (l *Runtime) Start(ctx context.Context, arm trial.Arm) (trial.Sandbox, erro
 
 // StartStored implements trial.StorageRuntime: objects go into the sandbox's
 // etcd before its kube-apiserver starts.
-func (l *Runtime) StartStored(ctx context.Context, arm trial.Arm, objects trial.StoredObjects) (trial.Sandbox, error) {
+func (l *Runtime) StartStored(ctx context.Context, arm trial.Arm, objects trial.StoredObjects) (trial.StorageSandbox, error) {
 	dir := filepath.Join(l.Dir, arm.Name)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, err
@@ -74,6 +74,11 @@ type localArm struct {
 func (s *localArm) Config() *rest.Config { return rest.CopyConfig(s.sandbox.config) }
 
 func (s *localArm) Log() string { return s.log }
+
+// Store implements trial.StorageSandbox.
+func (s *localArm) Store(ctx context.Context, objects trial.StoredObjects) error {
+	return store(ctx, s.sandbox.plane.Etcd.URL.String(), objects, true)
+}
 
 func (s *localArm) Failed(context.Context) error {
 	select {

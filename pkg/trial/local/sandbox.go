@@ -57,7 +57,7 @@ func startSandbox(ctx context.Context, binDir, dir string, objects trial.StoredO
 		return nil, fmt.Errorf("starting the sandbox's etcd: %w", err)
 	}
 	if objects != nil {
-		if err := store(ctx, s.plane.Etcd.URL.String(), objects); err != nil {
+		if err := store(ctx, s.plane.Etcd.URL.String(), objects, false); err != nil {
 			return nil, errors.Join(err, s.stop())
 		}
 	}

@@ -29,9 +29,14 @@ func etcdEndpoint(podIP string) string {
 	return "https://" + net.JoinHostPort(podIP, strconv.Itoa(SandboxEtcdPort))
 }
 
+// storeInFlight is how many puts the snapshot's write into a running
+// sandbox sends at once (trial.StoreWatched): its objects' order is free.
+const storeInFlight = 64
+
 // store writes objects into the etcd of the sandbox that sandbox (the
-// operator's client config of it) reaches, with the same credentials.
-func store(ctx context.Context, sandbox *rest.Config, objects trial.StoredObjects) error {
+// operator's client config of it) reaches, with the same credentials, up to
+// inFlight at once. Its kube-apiserver runs: one revision per object.
+func store(ctx context.Context, sandbox *rest.Config, objects trial.StoredObjects, inFlight int) error {
 	u, err := url.Parse(sandbox.Host)
 	if err != nil {
 		return err
@@ -55,7 +60,7 @@ func store(ctx context.Context, sandbox *rest.Config, objects trial.StoredObject
 	if _, err := client.Status(answerCtx, endpoint); err != nil {
 		return fmt.Errorf("the sandbox's etcd at %s does not answer: %w", endpoint, err)
 	}
-	return trial.Store(ctx, client, objects)
+	return trial.StoreWatched(ctx, client, objects, inFlight)
 }
 
 // verifySandboxServer verifies a sandbox's serving certificate: signed by

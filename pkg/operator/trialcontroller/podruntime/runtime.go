@@ -92,14 +92,14 @@ func (p *Runtime) Start(ctx context.Context, arm trial.Arm) (trial.Sandbox, erro
 }
 
 // StartStored implements trial.StorageRuntime: Start, then objects written
-// into the sandbox's etcd over its TLS port, in large transactions rather
-// than object by object through its API. Its kube-apiserver already runs and
+// into the sandbox's etcd over its TLS port, many puts at once rather than
+// one create at a time through its API. Its kube-apiserver already runs and
 // takes them in through its watch, as it takes another API server's writes.
-func (p *Runtime) StartStored(ctx context.Context, arm trial.Arm, objects trial.StoredObjects) (trial.Sandbox, error) {
+func (p *Runtime) StartStored(ctx context.Context, arm trial.Arm, objects trial.StoredObjects) (trial.StorageSandbox, error) {
 	return p.start(ctx, arm, objects)
 }
 
-func (p *Runtime) start(ctx context.Context, arm trial.Arm, objects trial.StoredObjects) (trial.Sandbox, error) {
+func (p *Runtime) start(ctx context.Context, arm trial.Arm, objects trial.StoredObjects) (trial.StorageSandbox, error) {
 	creds, err := newCredentials(p.Lifetime)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", arm.Name, err)
@@ -123,7 +123,7 @@ func (p *Runtime) start(ctx context.Context, arm trial.Arm, objects trial.Stored
 	startCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	s := &podArm{kube: p.Kube, arm: arm.Name, namespace: p.Namespace, name: objs.pod.Name}
-	fail := func(err error) (trial.Sandbox, error) {
+	fail := func(err error) (trial.StorageSandbox, error) {
 		stopCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), stopTimeout)
 		defer cancel()
 		return nil, errors.Join(err, s.Stop(stopCtx))
@@ -145,7 +145,7 @@ func (p *Runtime) start(ctx context.Context, arm trial.Arm, objects trial.Stored
 		return fail(err)
 	}
 	if objects != nil {
-		if err := store(ctx, s.config, objects); err != nil {
+		if err := store(ctx, s.config, objects, storeInFlight); err != nil {
 			return fail(fmt.Errorf("%s: %w", arm.Name, err))
 		}
 	}
@@ -162,6 +162,11 @@ type podArm struct {
 }
 
 func (s *podArm) Config() *rest.Config { return rest.CopyConfig(s.config) }
+
+// Store implements trial.StorageSandbox.
+func (s *podArm) Store(ctx context.Context, objects trial.StoredObjects) error {
+	return store(ctx, s.config, objects, 1)
+}
 
 // SchedulerMetrics implements trial.SchedulerMetrics: the scheduler's
 // metrics on the Pod's IP, read as the sandbox's admin.

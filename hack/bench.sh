@@ -11,7 +11,7 @@
 #
 #   hack/bench.sh [SECTION...]
 #
-# With SECTIONs (render, reactions, simulators, memory, stack, hostile, trial), only
+# With SECTIONs (render, reactions, simulators, memory, stack, hostile, trial, trial-write, trial-alone), only
 # those are measured; the report keeps the other sections of
 # docs/benchmarks.json, each marked with the run it comes from.
 #
@@ -24,7 +24,9 @@
 # "500/5000/200,2000/30000/500,5000/100000/1000", nodes/bound pods/replayed)
 # and TRIAL_BENCH_SEEDING (default "storage,api": each size seeded in etcd,
 # then through the API; "storage" alone saves the slow API runs, about 20 s,
-# 2 and 7 minutes). BENCH_COMMIT names the commit measured, for a tree
+# 2 and 7 minutes); section trial-alone runs the same sizes with storage
+# seeding one arm at a time, each arm with the machine to itself as the
+# operator's trial Pods on nodes of their own have it. BENCH_COMMIT names the commit measured, for a tree
 # exported from git (git archive) rather than a clone.
 set -euo pipefail
 
@@ -90,6 +92,10 @@ run stack "The operator binary on the local stack" BENCH_NODES="${BENCH_NODES:-5
 run hostile "Hostile inputs" hack/bench-hostile.sh
 run trial "Trial before rollout" TRIAL_BENCH_SIZES="${TRIAL_BENCH_SIZES:-500/5000/200,2000/30000/500,5000/100000/1000}" \
   TRIAL_BENCH_SEEDING="${TRIAL_BENCH_SEEDING:-storage,api}" go test -mod=vendor ./test/bench/trialbench/ -run '^$' -bench 'BenchmarkTrial$' -benchtime 1x -timeout 90m
+run trial-write "Writing a snapshot into a sandbox's etcd" TRIAL_BENCH_SIZES="${TRIAL_BENCH_SIZES:-500/5000/200,2000/30000/500,5000/100000/1000}" \
+  go test -mod=vendor ./test/bench/trialbench/ -run '^$' -bench 'BenchmarkSandboxWrite$' -benchtime 1x -timeout 30m
+run trial-alone "Trial before rollout, one arm at a time" TRIAL_BENCH_SIZES="${TRIAL_BENCH_SIZES:-500/5000/200,2000/30000/500,5000/100000/1000}" \
+  TRIAL_BENCH_SEEDING=storage TRIAL_BENCH_ARMS_AT_ONCE=1 go test -mod=vendor ./test/bench/trialbench/ -run '^$' -bench 'BenchmarkTrial$' -benchtime 1x -timeout 90m
 
 rc=0
 machine="$(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2 / 1048576}' /proc/meminfo), $(awk -F': ' '/model name/ {print $2; exit}' /proc/cpuinfo), Linux $(uname -r), $(go env GOVERSION)"

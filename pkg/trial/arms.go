@@ -145,7 +145,7 @@ func SandboxSchedulerConfig(config []byte, kubeconfig string) ([]byte, error) {
 // pollInterval is how often an arm looks at the replayed pods.
 const pollInterval = 250 * time.Millisecond
 
-// schedule watches sb's scheduler place the replayed pods (released by s)
+// schedule watches sb's scheduler place the replayed pods (read through s)
 // until it has settled (settler), or until timeout. Undecided pods are
 // marked so, with a reason that says which arm left them. how says how the
 // arm ended.

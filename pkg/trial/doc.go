@@ -2,9 +2,10 @@
 // copies what scheduling reads from a live cluster (Take, read-only there and
 // trimmed to scheduling-relevant fields), has its Runtime start a sandbox
 // (etcd and kube-apiserver) per arm with the arm's scheduler, seeds it with
-// the snapshot, releases the replayed pods, waits until every one is bound or
-// reported unschedulable, compares the placements (Compare) and judges the
-// counts by a Gate.
+// the snapshot, hands the scheduler the replayed pods in their order once it
+// has seen the rest (fence), waits until every one is bound or reported
+// unschedulable, compares the placements (Compare) and judges the counts by a
+// Gate.
 //
 // It is a library: a Runtime runs the arms, and the runtimes live with their
 // users (package local runs processes on this machine for the trial command;

@@ -24,6 +24,11 @@ type Options struct {
 	// Inspect, when set, is called with each arm's sandbox once its
 	// scheduler has placed the replay set, before the sandbox stops.
 	Inspect func(arm string, sandbox *rest.Config) error
+	// ArmsAtOnce is how many arms run at the same time: 0 (or 3 and more)
+	// all three. Each arm's sandbox and scheduler hold the whole snapshot, so
+	// one at a time needs a third of the memory and takes about the sum of
+	// the arms' times.
+	ArmsAtOnce int
 }
 
 // DefaultTimeout is how long an arm may take by default.
@@ -42,7 +47,7 @@ type ArmReport struct {
 	// (ImageIdentifier); "" when the runtime does not say.
 	ImageID string `json:"imageID,omitempty"`
 	// Fence is whether its scheduler was known to see the whole seed before
-	// the replay set was released, and when ("" with nothing to fence).
+	// the replay set reached it, and when ("" with nothing to fence).
 	Fence string `json:"fence,omitempty"`
 	// Settled says how its scheduler was judged done: its queues idle by its
 	// own metrics, or its pods taken at their word where the metrics could
@@ -113,11 +118,18 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	reports := make([]ArmReport, len(arms))
 	runs := make([]Outcome, len(arms))
 	errs := make([]error, len(arms))
+	atOnce := o.ArmsAtOnce
+	if atOnce <= 0 || atOnce > len(arms) {
+		atOnce = len(arms)
+	}
+	slots := make(chan struct{}, atOnce)
 	var wg sync.WaitGroup
 	for i := range arms {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			slots <- struct{}{}
+			defer func() { <-slots }()
 			reports[i], runs[i], errs[i] = runArm(ctx, o, arms[i])
 		}()
 	}

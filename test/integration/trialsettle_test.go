@@ -54,13 +54,18 @@ func TestTrialArmsSettleByTheirSchedulersQueues(t *testing.T) {
 }
 
 // sameConfigTrial runs a trial of snap in the trial command's runtime with
-// the real kube-scheduler, LeastAllocated for scheduler in both arms.
-func sameConfigTrial(t *testing.T, snap *trial.Snapshot, scheduler string) *trial.Report {
+// the real kube-scheduler, LeastAllocated for scheduler in both arms; set
+// changes the trial's options before it runs.
+func sameConfigTrial(t *testing.T, snap *trial.Snapshot, scheduler string, set ...func(*trial.Options)) *trial.Report {
 	t.Helper()
 	bin := framework.Binary(t, "kube-scheduler")
 	config := framework.ScoringConfig(scheduler, "LeastAllocated")
-	r, err := trial.Run(context.Background(), trial.Options{Snapshot: snap, Runtime: local.New(filepath.Dir(bin), t.TempDir()), Timeout: time.Minute,
-		Current: trial.Arm{Name: "current", Binary: bin, Config: config}, Candidate: trial.Arm{Name: "candidate", Binary: bin, Config: config}})
+	o := trial.Options{Snapshot: snap, Runtime: local.New(filepath.Dir(bin), t.TempDir()), Timeout: time.Minute,
+		Current: trial.Arm{Name: "current", Binary: bin, Config: config}, Candidate: trial.Arm{Name: "candidate", Binary: bin, Config: config}}
+	for _, s := range set {
+		s(&o)
+	}
+	r, err := trial.Run(context.Background(), o)
 	if err != nil {
 		t.Fatal(err)
 	}

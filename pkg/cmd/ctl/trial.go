@@ -50,6 +50,8 @@ type TrialOptions struct {
 	Snapshot string
 	// ReplayGiven says --replay was given, which a snapshot file refuses.
 	ReplayGiven bool
+	// ArmsAtOnce is trial.Options.ArmsAtOnce.
+	ArmsAtOnce int
 	// Inspect is trial.Options.Inspect (tests).
 	Inspect func(arm string, sandbox *rest.Config) error
 	// NewRuntime runs the arms.
@@ -136,6 +138,8 @@ is rendered with), and no kubeconfig is needed: a trial in CI.`,
 			"or the trial is inconclusive (spec.rollout.trial.minFidelityPercent; 0: no floor)")
 	f.StringVarP(&o.Output, "output", "o", "text", "text, json, junit (a testsuite: a blocked change fails, an inconclusive or failed trial is in error) or html (one self-contained page)")
 	f.StringVar(&o.Snapshot, "snapshot", "", "try the change on a file the snapshot command wrote, reading no cluster (instead of --kubeconfig)")
+	f.IntVar(&o.ArmsAtOnce, "arms-at-once", 3, "how many of the three arms (current, candidate, the current one again) run at the same time; "+
+		"each holds the whole snapshot in its etcd, kube-apiserver and scheduler, so 1 needs a third of the memory and takes about three times as long")
 	f.StringVar(&o.WorkDir, "work-dir", "", "keep each arm's configuration and scheduler log here (default: a temporary directory, removed)")
 	return c
 }
@@ -196,7 +200,7 @@ func runTrial(ctx context.Context, o *TrialOptions, stdin io.Reader, stdout, std
 	}
 	defer removeDir()
 	report, err := trial.Run(ctx, trial.Options{Snapshot: in.snap, Current: current, Candidate: candidate,
-		Runtime: o.NewRuntime(binDir, dir), Timeout: o.Timeout, Gate: gate, Inspect: o.Inspect})
+		Runtime: o.NewRuntime(binDir, dir), Timeout: o.Timeout, Gate: gate, Inspect: o.Inspect, ArmsAtOnce: o.ArmsAtOnce})
 	if err != nil {
 		return err
 	}
@@ -233,6 +237,8 @@ func (o *TrialOptions) check() error {
 		return fmt.Errorf("--replay: %d is negative", o.Replay)
 	case o.ReplayPending < 0:
 		return fmt.Errorf("--replay-pending: %d is negative", o.ReplayPending)
+	case o.ArmsAtOnce < 0 || o.ArmsAtOnce > 3:
+		return fmt.Errorf("--arms-at-once: %d is not 1, 2 or 3 (0: all three)", o.ArmsAtOnce)
 	case o.MinFidelityPercent < 0 || o.MinFidelityPercent > 100:
 		return fmt.Errorf("--min-fidelity-percent: %g is not a percent from 0 to 100", o.MinFidelityPercent)
 	case o.Snapshot != "" && o.Kubeconfig != "":

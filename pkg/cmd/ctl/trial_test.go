@@ -17,6 +17,8 @@ func TestTrialRefusesBadFlags(t *testing.T) {
 		{TrialOptions{Output: "text", Snapshot: "s", Kubeconfig: "k"}, "--snapshot and --kubeconfig: a trial reads the cluster from one of them; give one"},
 		{TrialOptions{Output: "text", Snapshot: "s", ReplayGiven: true}, "--replay: the replay set comes from the --snapshot file"},
 		{TrialOptions{Output: "text", Replay: -1}, "--replay: -1 is negative"},
+		{TrialOptions{Output: "text", ArmsAtOnce: 4}, "--arms-at-once: 4 is not 1, 2 or 3 (0: all three)"},
+		{TrialOptions{Output: "text", ArmsAtOnce: -1}, "--arms-at-once: -1 is not 1, 2 or 3 (0: all three)"},
 		{TrialOptions{Output: "text", MinFidelityPercent: 101}, "--min-fidelity-percent: 101 is not a percent from 0 to 100"},
 		{TrialOptions{Output: "text", MinFidelityPercent: -5}, "--min-fidelity-percent: -5 is not a percent from 0 to 100"},
 		{TrialOptions{Output: "json"}, "no input: give the SecondaryScheduler"},

@@ -2,10 +2,18 @@ package e2e
 
 import (
 	"context"
+	"crypto/tls"
 	"fmt"
+	"net"
+	"net/url"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+	"go.uber.org/zap"
+	certutil "k8s.io/client-go/util/cert"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/dynamic"
@@ -27,7 +35,8 @@ import (
 // an env value or a Secret reference, although the snapshot copied a pod that
 // has them. Once the trial is over no trial Pod is left, and the processes the
 // harness ran for them have exited. Each Pod's scheduler serves its metrics
-// to the sandbox's admin alone, and every arm ends on them.
+// to the sandbox's admin alone, and every arm ends on them; each Pod's etcd
+// takes the seed from the sandbox's admin alone.
 func TestTrialPodRuntime(t *testing.T) {
 	c := needCluster(t)
 	trialPodNS = c.createNamespace(t, "e2e-trial-pod")
@@ -64,6 +73,9 @@ func TestTrialPodRuntime(t *testing.T) {
 		// The sandbox's address is the trial Pod's IP, which the harness forwards.
 		Inspect: func(arm string, cfg *rest.Config) error {
 			if err := metricsOnlyForTheAdmin(cfg); err != nil {
+				return fmt.Errorf("%s: %w", arm, err)
+			}
+			if err := etcdOnlyForTheAdmin(cfg); err != nil {
 				return fmt.Errorf("%s: %w", arm, err)
 			}
 			return leaks.inspect(arm, cfg)
@@ -118,6 +130,55 @@ func metricsOnlyForTheAdmin(sandbox *rest.Config) error {
 	stranger := &rest.Config{Host: admin.Host, TLSClientConfig: rest.TLSClientConfig{Insecure: true}}
 	if _, err := trial.ReadSchedulerMetrics(ctx, stranger); err == nil || !strings.Contains(err.Error(), "answered 40") {
 		return fmt.Errorf("a client without a certificate read the scheduler's metrics (%v), want it refused", err)
+	}
+	return nil
+}
+
+// etcdOnlyForTheAdmin: the sandbox etcd's port on the Pod's IP, which the
+// operator writes the seed into, answers the sandbox's admin and refuses a
+// client without a certificate and one whose certificate another CA signed.
+func etcdOnlyForTheAdmin(sandbox *rest.Config) error {
+	u, err := url.Parse(sandbox.Host)
+	if err != nil {
+		return err
+	}
+	endpoint := "https://" + net.JoinHostPort(u.Hostname(), strconv.Itoa(podruntime.SandboxEtcdPort))
+	admin, err := rest.TLSConfigFor(sandbox)
+	if err != nil {
+		return err
+	}
+	// The server's name is checked by the operator (podruntime's own test);
+	// here only the client's certificate is at stake.
+	admin.InsecureSkipVerify = true
+	strangerCert, strangerKey, err := certutil.GenerateSelfSignedCertKey("stranger", nil, nil)
+	if err != nil {
+		return err
+	}
+	stranger, err := tls.X509KeyPair(strangerCert, strangerKey)
+	if err != nil {
+		return err
+	}
+	answers := func(tlsConfig *tls.Config) error {
+		c, err := clientv3.New(clientv3.Config{Endpoints: []string{endpoint}, DialTimeout: 5 * time.Second, TLS: tlsConfig, Logger: zap.NewNop()})
+		if err != nil {
+			return err
+		}
+		defer c.Close()
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_, err = c.Status(ctx, endpoint)
+		return err
+	}
+	if err := answers(admin); err != nil {
+		return fmt.Errorf("the sandbox's etcd at %s did not answer its admin: %w", endpoint, err)
+	}
+	for who, tlsConfig := range map[string]*tls.Config{
+		"a client without a certificate":               {InsecureSkipVerify: true},
+		"a client whose certificate another CA signed": {InsecureSkipVerify: true, Certificates: []tls.Certificate{stranger}},
+	} {
+		if err := answers(tlsConfig); err == nil {
+			return fmt.Errorf("the sandbox's etcd at %s answered %s", endpoint, who)
+		}
 	}
 	return nil
 }

@@ -26,9 +26,10 @@ const fenceTimeout = 60 * time.Second
 // before the replayed pods reach it. The scheduler runs while the sandbox is
 // seeded, and its informers follow each kind on a watch of its own: on a
 // busy machine the pods would reach it while it still knows only some of
-// the nodes, and it would put all of them on the nodes it knows. Events of one kind arrive in resourceVersion order, so a scheduler
-// that decides a probe pod created after every seeded pod, for the node
-// written last, has seen all of both. What it found is the arm report's
+// the nodes, and it would put all of them on the nodes it knows. Events of
+// one kind arrive in resourceVersion order, so a scheduler that decides a
+// probe pod created after every seeded pod, for the node written last, has
+// seen all of both. What it found is the arm report's
 // Fence: a trial that went on without the guarantee says so.
 func (s *seeder) fence(ctx context.Context, snap *Snapshot) (string, error) {
 	if len(snap.Nodes) == 0 || len(snap.Replay) == 0 {

@@ -20,8 +20,8 @@ type Runtime interface {
 }
 
 // StorageRuntime is a Runtime that can write a snapshot straight into a
-// sandbox's storage: seeding then goes at the speed of etcd's batched
-// writes, not of the API server's creates, one by one. A Runtime that cannot
+// sandbox's storage: seeding then goes at the speed of etcd's writes, not of
+// the API server's creates. A Runtime that cannot
 // is seeded through the sandbox's API.
 type StorageRuntime interface {
 	Runtime
@@ -31,11 +31,12 @@ type StorageRuntime interface {
 }
 
 // StorageSandbox is a Sandbox whose etcd takes writes while its API server
-// and scheduler run: the replayed pods are written there in one go, in
+// and scheduler run: the replayed pods are written there one by one, in
 // replay order, once the scheduler has seen the rest (Storage.Replay).
 type StorageSandbox interface {
 	Sandbox
-	// Store writes objects into the sandbox's etcd, under StoragePrefix.
+	// Store writes objects into the sandbox's etcd, under StoragePrefix, one
+	// revision each and in their order (StoreWatched).
 	Store(ctx context.Context, objects StoredObjects) error
 }
 

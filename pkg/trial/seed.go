@@ -71,17 +71,24 @@ func (s *seeder) seed(ctx context.Context, snap *Snapshot, stored bool) error {
 	}
 	// Created in any order: they are released (release) in replay order.
 	return parallel(len(snap.Replay), func(i int) error {
-		p := snap.Replay[i].DeepCopy()
-		if p.Labels == nil {
-			p.Labels = map[string]string{}
-		}
-		p.Labels[ReplayLabel] = "true"
+		p := replayCopy(&snap.Replay[i])
 		p.Spec.SchedulingGates = append(p.Spec.SchedulingGates, corev1.PodSchedulingGate{Name: SeedingGate})
 		if err := s.createPod(ctx, p, owned); err != nil {
 			return fmt.Errorf("seeding replayed pod %s/%s: %w", p.Namespace, p.Name, err)
 		}
 		return nil
 	})
+}
+
+// replayCopy is a copy of the replayed pod p as a sandbox holds it:
+// labelled ReplayLabel.
+func replayCopy(p *corev1.Pod) *corev1.Pod {
+	c := p.DeepCopy()
+	if c.Labels == nil {
+		c.Labels = map[string]string{}
+	}
+	c.Labels[ReplayLabel] = "true"
+	return c
 }
 
 // seedObjects creates the snapshot's objects but the replay set and the

@@ -88,19 +88,14 @@ func (s *Storage) Objects() StoredObjects {
 }
 
 // Replay are the replayed pods, labelled ReplayLabel, in replay order: a
-// scheduler that sees them arrive in one write queues them in that order
+// scheduler that sees them arrive one by one in that order queues them so
 // (the scheduling queue breaks ties of priority by when it first saw a pod),
 // whatever its pace.
 func (s *Storage) Replay() StoredObjects {
 	return func(put func(key string, value []byte) error) error {
 		replay := s.snap.Replay
 		return putKinds(put, storedKind{what: "replayed pods", n: len(replay), at: func(i int) (string, runtime.Object, error) {
-			p := replay[i].DeepCopy()
-			if p.Labels == nil {
-				p.Labels = map[string]string{}
-			}
-			p.Labels[ReplayLabel] = "true"
-			return s.pod(p)
+			return s.pod(replayCopy(&replay[i]))
 		}})
 	}
 }
